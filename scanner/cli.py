@@ -1,0 +1,197 @@
+"""The `centinela` command line.
+
+Exit codes (contract): 0 ran and nothing fails; 1 ran and found something that fails; 2 could not run as
+asked (usage error, unreadable input, missing file) with a one-line message on stderr and no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from scanner import TOOL_NAME, __version__
+from scanner.atomic import atomic_write_text
+
+EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+
+
+class RunError(click.ClickException):
+    """Could not run as asked: exit 2 with a one-line message."""
+
+    exit_code = EXIT_ERROR
+
+
+def format_option(choices=("text", "json")):
+    return click.option("--format", "fmt", type=click.Choice(choices), default="text", show_default=True,
+                        help="Output format.")
+
+
+output_option = click.option("--output", "-o", "output", type=click.Path(dir_okay=False, path_type=Path),
+                             help="Write the output to FILE (atomically) instead of standard output.")
+
+
+def emit(text: str, output: Path | None) -> None:
+    if not text.endswith("\n"):
+        text += "\n"
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        atomic_write_text(output, text)
+    except OSError as exc:
+        raise RunError(f"{output}: cannot write: {exc.strerror or exc}") from None
+    click.echo(f"wrote {output}", err=True)
+
+
+def to_json(data) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name=TOOL_NAME)
+def cli() -> None:
+    """Keep recorded web content safe before it reaches a language model or a repo."""
+
+
+# --- manifest -------------------------------------------------------------------------------------------
+
+@cli.group()
+def manifest() -> None:
+    """Integrity of a fixture tree: hashes, capture dates, classes, golden-set coverage."""
+
+
+@manifest.command("verify")
+@click.argument("root", type=click.Path(path_type=Path))
+@format_option()
+@output_option
+def manifest_verify(root: Path, fmt: str, output: Path | None) -> None:
+    """Verify the fixture tree at ROOT against its manifest.json and the spec's catalogue."""
+    from scanner.fixtures.tree import TreeError
+    from scanner.fixtures.verify import verify_tree
+
+    try:
+        report = verify_tree(root)
+    except TreeError as exc:
+        raise RunError(str(exc)) from None
+    if fmt == "json":
+        emit(to_json(report.to_json()), output)
+    else:
+        lines = [f"{p.path}: {p.code}: {p.message}" for p in report.problems]
+        lines += [f"{p.path}: warning: {p.code}: {p.message}" for p in report.warnings]
+        codes = sorted({p.code for p in report.problems})
+        summary = (f"{root}: ok — {report.files_checked} files, providers: {', '.join(report.providers) or 'none'}"
+                   if report.ok else
+                   f"{root}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''} "
+                   f"({', '.join(codes)}) in {report.files_checked} listed files")
+        emit("\n".join(lines + [summary]), output)
+    sys.exit(EXIT_OK if report.ok else EXIT_FAIL)
+
+
+@manifest.command("update")
+@click.argument("root", type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1)
+@click.option("--captured-at", help="Capture time (ISO 8601) for added files that do not record their own.")
+@click.option("--class", "cls", help="Fixture class for the added files (when their place does not say it).")
+@click.option("--case", help="Golden case id for the added files (default: the gs-NNN in the file name).")
+@click.option("--synthetic", is_flag=True, help="Mark the added files synthetic: true.")
+@click.option("--rehash", multiple=True, metavar="PATH",
+              help="Accept the current content of this listed file (repeatable). Without it a changed file is reported, never re-blessed.")
+@click.option("--forget", multiple=True, metavar="PATH", help="Drop the entry of a listed file that was deleted (repeatable).")
+@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@format_option()
+@output_option
+def manifest_update(root: Path, paths, captured_at, cls, case, synthetic, rehash, forget, dry_run, fmt, output) -> None:
+    """Add unlisted files under ROOT (or only PATHS, relative to ROOT) to manifest.json."""
+    from scanner.fixtures.tree import TreeError
+    from scanner.fixtures.update import update_manifest
+
+    try:
+        result = update_manifest(root, list(paths) or None, captured_at=captured_at, cls=cls, case=case,
+                                 synthetic=synthetic, rehash=list(rehash), forget=list(forget), dry_run=dry_run)
+    except TreeError as exc:
+        raise RunError(str(exc)) from None
+    if fmt == "json":
+        emit(to_json(result.to_json()), output)
+    else:
+        verb = "would add" if dry_run else "added"
+        lines = [f"{verb} {a['path']} (class {a['class']}, case {a['case']}, captured_at {a['captured_at']})"
+                 for a in result.added]
+        lines += [f"rehashed {r['path']}: {r['old']} -> {r['new']}" for r in result.rehashed]
+        lines += [f"forgot {p}" for p in result.forgotten]
+        lines += [f"{c['path']}: changed since it was listed (sha256 {c['actual']}, manifest {c['listed']}); "
+                  f"review it, then pass --rehash {c['path']} to accept it" for c in result.changed]
+        lines += [f"{p}: listed but missing; restore it, or pass --forget {p}" for p in result.missing]
+        lines += [f"{s['path']}: not added: {s['reason']}" for s in result.skipped]
+        lines.append(f"{len(result.added)} added, {len(result.rehashed)} rehashed, {len(result.changed)} changed, "
+                     f"{len(result.missing)} missing, {len(result.skipped)} skipped"
+                     + ("" if result.written or dry_run else " (manifest unchanged)"))
+        emit("\n".join(lines), output)
+    sys.exit(EXIT_FAIL if result.failed else EXIT_OK)
+
+
+# --- units: what the loaders see ------------------------------------------------------------------------
+
+@cli.command("units")
+@click.argument("file", type=click.Path(path_type=Path))
+@format_option()
+@output_option
+def units_command(file: Path, fmt: str, output: Path | None) -> None:
+    """Print the text units a file loads into: channel, exact position and text (for rule authors)."""
+    from scanner.loaders import load_path
+    from scanner.units import LoadError
+
+    if not file.exists():
+        raise RunError(f"{file}: no such file")
+    try:
+        doc = load_path(file)
+    except LoadError as exc:
+        raise RunError(f"{exc.path}: {exc.message}") from None
+    rows = []
+    for u in doc.units:
+        line, col = doc.line_col(u.start) if u.page is None else (None, None)
+        rows.append({"channel": u.channel.value, "locator": u.locator, "start": u.start, "end": u.end,
+                     "line": line, "column": col, "page": u.page, "text": u.text})
+    if fmt == "json":
+        emit(to_json({"path": str(file), "kind": doc.kind, "encoding": doc.encoding,
+                      "problems": doc.problems, "units": rows}), output)
+    else:
+        lines = [f"{file}: {doc.kind}, {len(rows)} units" + (f", encoding {doc.encoding}" if doc.encoding else "")]
+        lines += [f"  problem: {p}" for p in doc.problems]
+        for r in rows:
+            where = f"page {r['page']} {r['start']}-{r['end']}" if r["page"] else f"{r['line']}:{r['column']} [{r['start']}-{r['end']}]"
+            snippet = " ".join(r["text"].split())
+            lines.append(f"  {where} {r['channel']} {r['locator']}: {snippet[:100]}")
+        emit("\n".join(lines), output)
+
+
+def main(argv=None) -> None:
+    """Entry point: every failure to run is exit 2 with one line on stderr, never a traceback."""
+    try:
+        rc = cli.main(args=argv, prog_name=TOOL_NAME, standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # pragma: no cover - click >= 8.2
+        click.echo(exc.ctx.get_help(), err=True)
+        sys.exit(EXIT_ERROR)
+    except click.UsageError as exc:
+        cmd = exc.ctx.command_path if exc.ctx else TOOL_NAME
+        click.echo(f"{cmd}: error: {exc.format_message()} (see {cmd} --help)", err=True)
+        sys.exit(EXIT_ERROR)
+    except click.ClickException as exc:
+        click.echo(f"{TOOL_NAME}: error: {exc.format_message()}", err=True)
+        sys.exit(EXIT_ERROR)
+    except click.exceptions.Abort:
+        click.echo(f"{TOOL_NAME}: aborted", err=True)
+        sys.exit(EXIT_ERROR)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo(f"{TOOL_NAME}: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(EXIT_OK)
+    except Exception as exc:  # a bug must still honour the contract: one line, exit 2
+        click.echo(f"{TOOL_NAME}: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    sys.exit(rc if isinstance(rc, int) else EXIT_OK)

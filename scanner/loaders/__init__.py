@@ -1,0 +1,89 @@
+"""Load any fixture file into a `Document` of text units, choosing the loader by extension, then by content."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from scanner.units import Document, LoadError
+
+HTML_EXT = (".html", ".htm", ".xhtml", ".shtml")
+JSON_EXT = (".json", ".jsonl", ".ndjson", ".har", ".jsonld")
+TEXT_EXT = (".txt", ".md", ".markdown", ".text", ".csv")
+PDF_EXT = (".pdf",)
+SCANNABLE_EXT = HTML_EXT + JSON_EXT + TEXT_EXT + PDF_EXT
+
+
+def sniff_kind(name: str, data: bytes) -> str:
+    lower = name.lower()
+    if lower.endswith(PDF_EXT) or data.startswith(b"%PDF"):
+        return "pdf"
+    if lower.endswith(HTML_EXT):
+        return "html"
+    if lower.endswith(JSON_EXT):
+        return "json"
+    if lower.endswith(TEXT_EXT):
+        return "text"
+    head = data[:2048].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if head.startswith((b"{", b"[")):
+        return "json"
+    if head.startswith((b"<!doctype html", b"<html")) or b"<body" in head or b"<head" in head:
+        return "html"
+    if b"\x00" in data[:8192]:
+        return "binary"
+    return "text"
+
+
+def load_bytes(data: bytes, path: str) -> Document:
+    """Load file content; raises LoadError (never anything else) for a file that cannot be read as its kind."""
+    kind = sniff_kind(path, data)
+    try:
+        if kind == "pdf":
+            from scanner.loaders.pdf import load_pdf
+            return load_pdf(data, path)
+        if kind == "html":
+            from scanner.loaders.html import load_html
+            return load_html(data, path)
+        if kind == "json":
+            from scanner.loaders.jsondoc import load_json
+            return load_json(data, path)
+        if kind == "binary":
+            raise LoadError(path, "binary file of unknown type: not scanned")
+        from scanner.loaders.text import load_text
+        return load_text(data, path)
+    except LoadError:
+        raise
+    except RecursionError:
+        raise LoadError(path, f"{kind} nested too deeply to load") from None
+    except MemoryError:
+        raise LoadError(path, f"{kind} too large to load in memory") from None
+    except Exception as exc:  # a loader bug must not stop a scan of other files; fail closed on this one
+        raise LoadError(path, f"could not load {kind}: {type(exc).__name__}: {exc}") from None
+
+
+def load_path(path: Path, display: str | None = None) -> Document:
+    display = display or str(path)
+    try:
+        if path.is_dir():
+            raise LoadError(display, "is a directory")
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except LoadError:
+        raise
+    except FileNotFoundError:
+        raise LoadError(display, "file not found", code="missing") from None
+    except OSError as exc:
+        raise LoadError(display, f"cannot read: {exc.strerror or exc}", code="unreadable") from None
+    return load_bytes(data, display)
+
+
+def iter_files(paths: list[Path]):
+    """Files under the given paths in a stable order (sorted, depth-first); symlinked directories not followed."""
+    for root in paths:
+        if root.is_dir():
+            for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                for name in sorted(filenames):
+                    yield Path(dirpath) / name
+        else:
+            yield root

@@ -1,0 +1,271 @@
+"""HTML → text units with exact source positions, and the styling a rule needs to judge visibility.
+
+One pass over the tokens builds a light element tree (enough for ancestry and CSS matching; browsers'
+error recovery is approximated by closing to the nearest matching open element) and emits a unit per
+text run, comment, relevant attribute, script, style block and JSON-LD string. Character references
+decode in `unit.text`; `unit.start/end` and `unit.source_span()` stay exact in the source.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+from dataclasses import dataclass, field
+
+from scanner.loaders import css as _css
+from scanner.loaders.html_tokens import RAW_TEXT, RCDATA, VOID, tokenize
+from scanner.offsetmap import OffsetMap, PieceBuilder
+from scanner.sourcetext import decode_bytes
+from scanner.units import Channel, Document, TextUnit
+
+# Attributes whose text reaches readers or extractors (many extractors append alt/title to the body).
+TEXT_ATTRIBUTES = frozenset({
+    "alt", "title", "aria-label", "aria-description", "aria-roledescription", "aria-placeholder",
+    "placeholder", "label", "summary", "srcdoc", "value",
+})
+_CHARREF = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+?(?:charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)|content\s*=\s*["'][^"']*?charset\s*=\s*([a-zA-Z0-9_.:-]+))""",
+    re.I,
+)
+# Elements that end an open <p>; list items, rows and cells end their open siblings.
+_CLOSES_P = frozenset({
+    "address", "article", "aside", "blockquote", "details", "div", "dl", "fieldset", "figcaption", "figure",
+    "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main", "menu", "nav", "ol", "p",
+    "pre", "section", "table", "ul",
+})
+_SIBLING_CLOSERS = {
+    "li": ("li",), "dt": ("dt", "dd"), "dd": ("dt", "dd"), "tr": ("tr", "td", "th"), "td": ("td", "th"),
+    "th": ("td", "th"), "option": ("option",), "thead": ("tbody", "tfoot"), "tbody": ("thead", "tbody"),
+}
+_JSON_LD_TYPES = frozenset({"application/ld+json"})
+
+
+@dataclass(eq=False, slots=True)
+class Element:
+    index: int
+    tag: str
+    attrs: dict[str, str]               # names lower-cased, values decoded
+    parent: "Element | None"
+    start: int                          # the start tag's span in the source
+    end: int
+    context: str = ""                   # "noscript" | "template" | "svg" | "" : the closest special ancestor
+    resolver: "StyleResolver | None" = None
+    _classes: frozenset | None = None
+    _style: dict | None = None
+
+    @property
+    def style(self) -> dict[str, str]:
+        """Cascaded declared values of the properties that decide visibility (see css.RELEVANT)."""
+        if self._style is None:
+            self._style = self.resolver.declared(self) if self.resolver is not None else {}
+        return self._style
+
+    @property
+    def classes(self) -> frozenset:
+        if self._classes is None:
+            self._classes = frozenset(self.attrs.get("class", "").split())
+        return self._classes
+
+    def ancestors(self):
+        el = self.parent
+        while el is not None:
+            yield el
+            el = el.parent
+
+
+def sniff_charset(data: bytes) -> str | None:
+    """The charset a `<meta>` in the first 1024 bytes declares (the HTML5 prescan window)."""
+    m = _META_CHARSET.search(data[:1024])
+    if not m:
+        return None
+    return (m.group(1) or m.group(2)).decode("ascii", "replace")
+
+
+def decode_charrefs(source: str, start: int, end: int) -> tuple[str, OffsetMap]:
+    """Text of source[start:end] with character references decoded, and its map back to the source."""
+    if "&" not in source[start:end] if end - start < 4096 else source.find("&", start, end) < 0:
+        return source[start:end], OffsetMap.identity(start, end - start)
+    b = PieceBuilder()
+    pos = start
+    for m in _CHARREF.finditer(source, start, end):
+        ref = m.group(0)
+        decoded = _html.unescape(ref)
+        if decoded == ref:
+            continue
+        b.literal(source[pos:m.start()], pos)
+        b.escape(decoded, m.start(), m.end() - m.start())
+        pos = m.end()
+    b.literal(source[pos:end], pos)
+    return b.build(start, end)
+
+
+def load_html(data: bytes, path: str, declared_charset: str | None = None) -> Document:
+    decoded = decode_bytes(data, declared_charset or sniff_charset(data))
+    doc = Document(path=path, kind="html", text=decoded.text, encoding=decoded.encoding)
+    doc.problems.extend(decoded.problems)
+    build_units(doc, decoded.text)
+    return doc
+
+
+def build_units(doc: Document, text: str, base_map=None, container: str = "") -> None:
+    """Tokenize `text` and append its elements and units to `doc`.
+
+    `base_map`, when given, maps offsets in `text` to the file (HTML nested in a JSON string, say);
+    unit positions are then in file coordinates and `container` names where the HTML sits.
+    """
+    units = doc.units
+    elements: list[Element] = []
+    stack: list[Element] = []
+    style_blocks: list[str] = []
+    ld_blocks = 0
+
+    def emit(raw_start: int, raw_end: int, channel: Channel, element, locator: str = "", decode: bool = True,
+             attrs=None, decoded=None):
+        if decoded is not None:
+            utext, umap = decoded
+        elif decode:
+            utext, umap = decode_charrefs(text, raw_start, raw_end)
+        else:
+            utext, umap = text[raw_start:raw_end], OffsetMap.identity(raw_start, raw_end - raw_start)
+        if not utext.strip():
+            return
+        if base_map is not None:
+            umap = umap.then(base_map)
+            fstart, fend = base_map.span(raw_start, raw_end)
+        else:
+            fstart, fend = raw_start, raw_end
+        units.append(TextUnit(utext, channel, fstart, fend, umap, locator=locator, element=element,
+                              attrs=attrs or {}, container=container))
+
+    def open_element(tok) -> Element:
+        parent = stack[-1] if stack else None
+        attrs = {}
+        for a in tok.attrs:
+            attrs[a.name] = "" if a.value is None else _html.unescape(a.value)
+        context = parent.context if parent else ""
+        if tok.tag in ("noscript", "template", "svg") and not context:
+            context = tok.tag
+        el = Element(len(elements), tok.tag, attrs, parent, tok.start, tok.end, context)
+        elements.append(el)
+        return el
+
+    def text_channel(parent: Element | None) -> Channel:
+        if parent is None:
+            return Channel.VISIBLE_TEXT
+        return {"noscript": Channel.NOSCRIPT, "template": Channel.TEMPLATE, "svg": Channel.SVG_TEXT}.get(
+            parent.context, Channel.VISIBLE_TEXT)
+
+    for tok in tokenize(text):
+        kind = tok.kind
+        if kind == "text":
+            parent = stack[-1] if stack else None
+            emit(tok.data_start, tok.data_end, text_channel(parent), parent)
+        elif kind == "start":
+            tag = tok.tag
+            if tag in _CLOSES_P or tag in _SIBLING_CLOSERS:
+                _implied_close(stack, tag)
+            el = open_element(tok)
+            for a in tok.attrs:
+                if a.value is None:
+                    continue
+                name = a.name
+                if name in TEXT_ATTRIBUTES or name.startswith("data-") or (tag == "meta" and name == "content"):
+                    emit(a.value_start, a.value_end, Channel.ATTRIBUTE, el, locator=f"{tag}@{name}")
+            if tag not in VOID and not (tok.self_closing and el.context == "svg"):
+                stack.append(el)
+        elif kind == "rawtext":
+            el = stack[-1] if stack and stack[-1].tag == tok.tag else None
+            if tok.tag == "script":
+                stype = (el.attrs.get("type", "") if el else "").strip().lower()
+                if stype in _JSON_LD_TYPES:
+                    ld_blocks += 1
+                    _emit_json_ld(text, tok.data_start, tok.data_end, el, ld_blocks, emit)
+                else:
+                    emit(tok.data_start, tok.data_end, Channel.SCRIPT, el, locator="script", decode=False)
+            elif tok.tag == "style":
+                style_blocks.append(text[tok.data_start:tok.data_end])
+                emit(tok.data_start, tok.data_end, Channel.STYLE, el, locator="style", decode=False)
+            elif tok.tag in RCDATA:
+                channel = Channel.TITLE if tok.tag == "title" else Channel.TEXTAREA
+                if el is not None and el.context:
+                    channel = text_channel(el)
+                emit(tok.data_start, tok.data_end, channel, el, locator=tok.tag)
+            else:
+                emit(tok.data_start, tok.data_end, Channel.SCRIPT if tok.tag != "xmp" else Channel.VISIBLE_TEXT,
+                     el, locator=tok.tag, decode=False)
+        elif kind == "end":
+            tag = tok.tag
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i].tag == tag:
+                    del stack[i:]
+                    break
+        elif kind == "comment":
+            parent = stack[-1] if stack else None
+            emit(tok.data_start, tok.data_end, Channel.COMMENT, parent, locator="comment", decode=False)
+    resolver = StyleResolver(style_blocks)
+    for el in elements:
+        el.resolver = resolver
+    doc.elements.extend(elements)
+
+
+def _implied_close(stack: list[Element], tag: str) -> None:
+    closers = _SIBLING_CLOSERS.get(tag, ())
+    if tag in _CLOSES_P:
+        closers = closers + ("p",)
+    # Only close within the nearest container: an <li> inside a nested <ul> does not close the outer one.
+    for i in range(len(stack) - 1, -1, -1):
+        t = stack[i].tag
+        if t in closers:
+            del stack[i:]
+            return
+        if t in ("ul", "ol", "table", "dl", "select", "div", "body", "td", "th", "section", "article") and t != tag:
+            return
+
+
+def _emit_json_ld(text: str, start: int, end: int, el, block: int, emit) -> None:
+    """One unit per key and string value of a JSON-LD block; the whole block when it is not valid JSON.
+
+    JSON-LD inside <script> is raw text: JSON escapes decode, HTML character references do not.
+    """
+    from scanner.loaders.json_positions import JsonSyntaxError, iter_strings
+
+    locator = f"ld+json[{block}]"
+    pending = []
+    try:
+        for s in iter_strings(text, start, end):
+            pending.append(s)
+    except JsonSyntaxError as exc:
+        emit(start, end, Channel.JSON_LD, el, locator=locator, decode=False, attrs={"invalid_json": str(exc)})
+        return
+    for s in pending:
+        emit(s.start, s.end, Channel.JSON_LD, el, locator=locator + s.pointer, decoded=(s.text, s.map),
+             attrs={"key": s.key, "is_key": s.is_key})
+
+
+class StyleResolver:
+    """Computes an element's styling on first demand.
+
+    Parsing every stylesheet of a page took longer than tokenizing it (measured on the real pages), and most
+    elements never need their style: a rule asks only for the elements whose text says something suspicious.
+    """
+
+    def __init__(self, style_blocks: list[str]):
+        self._blocks = style_blocks
+        self._index: _css.RuleIndex | None = None
+
+    @property
+    def index(self) -> _css.RuleIndex:
+        if self._index is None:
+            rules: list[_css.Rule] = []
+            for block in self._blocks:
+                try:
+                    rules.extend(_css.parse_stylesheet(block, order_base=len(rules)))
+                except Exception:  # tinycss2 is tolerant; a pathological block must not stop the load
+                    continue
+            self._index = _css.RuleIndex(rules)
+        return self._index
+
+    def declared(self, el: Element) -> dict[str, str]:
+        inline = _css.parse_declarations(el.attrs["style"]) if "style" in el.attrs else []
+        return _css.cascade(el, self.index, inline)

@@ -1,0 +1,419 @@
+"""Load a PDF as per-page text plus the character attributes that tell whether a reader can see it.
+
+Page text contract: a page's text is exactly what `pdfminer.high_level.extract_text(io.BytesIO(data),
+page_numbers=[N-1], laparams=LAParams())` returns for that page, minus the trailing form feed. We run the same
+interpreter and layout analysis (PDFPageAggregator with default LAParams) and walk the resulting LTPage the
+way pdfminer's TextConverter does, so a span `page:N:START-END` means the same thing to anyone re-running
+pdfminer. Along the walk every character keeps the attributes pdfminer does not put in its text: the text
+render mode (3 and 7 are invisible), fill colour and alpha, effective size, and whether it lies outside the
+CropBox. Consecutive characters with equal attributes are stored as one `PdfRun`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Optional
+
+from pdfminer.converter import PDFPageAggregator
+from pdfminer.layout import LAParams, LTChar, LTContainer, LTText, LTTextBox
+from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFPasswordIncorrect
+from pdfminer.pdfinterp import PDFGraphicState, PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfpage import PDFPage
+from pdfminer.pdfparser import PDFParser
+from pdfminer.psparser import PSLiteral
+from pdfminer.pdftypes import resolve1
+from pdfminer.utils import apply_matrix_rect, decode_text
+
+from scanner.offsetmap import OffsetMap
+from scanner.units import Channel, Document, LoadError, TextUnit
+
+Rect = tuple[float, float, float, float]
+Fill = Optional[tuple[float, ...]]
+
+INFO_KEYS = ("Author", "Title", "Subject", "Keywords", "Creator", "Producer")
+
+# Exact union of image rectangles costs O(n² log n); past this many images per page we use the largest one.
+_MAX_IMAGES_FOR_UNION = 300
+
+
+@dataclass
+class PdfRun:
+    """A maximal stretch [start, end) of a page's text whose characters share all attributes.
+
+    `font_size` is pdfminer's `LTChar.size` rounded to 0.1: the height of the character's bounding box in
+    page space (its width for vertical fonts), so it includes the text matrix and CTM scaling. For rotated
+    text this is the extent along the page's y axis, not the glyph height.
+    """
+
+    start: int
+    end: int
+    render_mode: int | None
+    fill: Fill                  # RGB 0..1; None for patterns, spot/indexed/Lab colours, or malformed colours
+    font_size: float
+    outside_cropbox: bool       # the character's bbox does not overlap the CropBox at all
+    alpha: float | None         # fill alpha `ca` (1.0 unless an ExtGState set it)
+
+
+@dataclass
+class PdfPage:
+    number: int                 # 1-based
+    text: str
+    runs: list[PdfRun] = field(default_factory=list)
+    mediabox: Rect = (0.0, 0.0, 0.0, 0.0)   # as in the file (PDF user space)
+    cropbox: Rect = (0.0, 0.0, 0.0, 0.0)    # as in the file; pdfminer defaults it to the MediaBox
+    image_coverage: float = 0.0  # fraction of the CropBox covered by the union of image bboxes
+    has_images: bool = False
+    char_count: int = 0         # real characters (LTChar), not the spaces/newlines pdfminer inserts
+
+
+# (render_mode, fill, font_size, outside_cropbox, alpha): a tuple so runs can be compared cheaply.
+_Attrs = tuple[Optional[int], Fill, float, bool, Optional[float]]
+_NO_ATTRS: _Attrs = (None, None, 0.0, False, None)
+
+
+class _GraphicState(PDFGraphicState):
+    """pdfminer's graphics state plus fill alpha: its `gs` operator is a no-op, so `ca` is otherwise lost."""
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        self.alpha = alpha
+
+    def copy(self) -> "_GraphicState":
+        # The base copy() builds a plain PDFGraphicState and would drop alpha at every q/Q and text show.
+        return copy.copy(self)
+
+
+class _Interpreter(PDFPageInterpreter):
+    _inherited_alpha = 1.0
+
+    def init_state(self, ctm: Any) -> None:
+        super().init_state(ctm)
+        self.graphicstate = _GraphicState(self._inherited_alpha)
+
+    def subinterp(self) -> "PDFPageInterpreter":
+        # pdfminer starts a form XObject with a fresh state; alpha set before `Do` applies inside the form.
+        interp = super().subinterp()
+        interp._inherited_alpha = getattr(self.graphicstate, "alpha", 1.0)
+        return interp
+
+    def do_gs(self, name: Any) -> None:
+        try:
+            states = resolve1(resolve1(self.resources).get("ExtGState"))
+            params = resolve1(states.get(name.name if isinstance(name, PSLiteral) else name))
+            ca = resolve1(params.get("ca"))
+        except Exception:  # a missing or malformed ExtGState leaves the state as it was
+            return
+        if isinstance(ca, (int, float)) and not isinstance(ca, bool):
+            self.graphicstate.alpha = min(max(float(ca), 0.0), 1.0)
+
+
+class _Aggregator(PDFPageAggregator):
+    """Builds the same layout as TextConverter, with each LTChar carrying `scan_attrs`.
+
+    Like TextConverter it drops paths and images from the layout (so the text layout is identical); image
+    bboxes are only recorded for the coverage figure.
+    """
+
+    def __init__(self, rsrcmgr: PDFResourceManager, laparams: LAParams) -> None:
+        super().__init__(rsrcmgr, laparams=laparams)
+        self.crop: Rect = (0.0, 0.0, 0.0, 0.0)
+        self.image_boxes: list[Rect] = []
+        self._style: tuple[Optional[int], Fill, Optional[float]] = (0, None, None)
+
+    def begin_page(self, page: PDFPage, ctm: Any) -> None:
+        super().begin_page(page, ctm)
+        # Layout coordinates are the page's user space moved (and rotated) by ctm; put the CropBox there too.
+        x0, y0, x1, y1 = apply_matrix_rect(ctm, page.cropbox)
+        self.crop = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+        self.image_boxes = []
+
+    def paint_path(self, gstate: Any, stroke: bool, fill: bool, evenodd: bool, path: Any) -> None:
+        pass
+
+    def render_image(self, name: str, stream: Any) -> None:
+        fig = self.cur_item
+        self.image_boxes.append((fig.x0, fig.y0, fig.x1, fig.y1))
+
+    def render_string(self, textstate: Any, seq: Any, ncs: Any, graphicstate: Any) -> None:
+        # Render mode, colour and alpha are fixed for one text-showing operator: work them out once here.
+        mode = textstate.render if isinstance(textstate.render, int) else None
+        self._style = (mode, _rgb(ncs, graphicstate.ncolor), getattr(graphicstate, "alpha", None))
+        super().render_string(textstate, seq, ncs, graphicstate)
+
+    def render_char(self, matrix: Any, font: Any, fontsize: float, scaling: float, rise: float, cid: int,
+                    ncs: Any, graphicstate: Any) -> float:
+        adv = super().render_char(matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate)
+        char = self.cur_item._objs[-1]  # the LTChar the base class just added
+        cx0, cy0, cx1, cy1 = self.crop
+        outside = char.x1 <= cx0 or char.x0 >= cx1 or char.y1 <= cy0 or char.y0 >= cy1
+        mode, fill, alpha = self._style
+        char.scan_attrs = (mode, fill, round(char.size, 1), outside, alpha)
+        return adv
+
+
+def _rgb(ncs: Any, color: Any) -> Fill:
+    """The fill colour as RGB 0..1, or None when the colour space does not say which colour it is."""
+    name = getattr(ncs, "name", None)
+    if name in ("Pattern", "Separation", "DeviceN", "Indexed", "Lab"):
+        return None
+    comps = (color,) if isinstance(color, (int, float)) else color
+    if not isinstance(comps, tuple) or not all(isinstance(c, (int, float)) for c in comps):
+        return None
+    if len(comps) != getattr(ncs, "ncomponents", len(comps)):
+        return None  # `cs` switched space without setting a colour; pdfminer keeps the stale value
+    comps = tuple(min(max(float(c), 0.0), 1.0) for c in comps)
+    if len(comps) == 1:
+        rgb = comps * 3
+    elif len(comps) == 3:
+        rgb = comps
+    elif len(comps) == 4:
+        c, m, y, k = comps
+        rgb = ((1 - c) * (1 - k), (1 - m) * (1 - k), (1 - y) * (1 - k))
+    else:
+        return None
+    return tuple(round(v, 4) for v in rgb)
+
+
+def _union_area(rects: list[Rect]) -> float:
+    """Area covered by the union of rectangles (sweep over x slabs, merging y intervals)."""
+    xs = sorted({x for r in rects for x in (r[0], r[2])})
+    area = 0.0
+    for xa, xb in zip(xs, xs[1:]):
+        spans = sorted((r[1], r[3]) for r in rects if r[0] <= xa and r[2] >= xb)
+        covered, lo, hi = 0.0, None, None
+        for y0, y1 in spans:
+            if hi is None or y0 > hi:
+                if hi is not None:
+                    covered += hi - lo
+                lo, hi = y0, y1
+            else:
+                hi = max(hi, y1)
+        if hi is not None:
+            covered += hi - lo
+        area += covered * (xb - xa)
+    return area
+
+
+def _image_coverage(boxes: list[Rect], crop: Rect) -> float:
+    cx0, cy0, cx1, cy1 = crop
+    crop_area = (cx1 - cx0) * (cy1 - cy0)
+    if crop_area <= 0:
+        return 0.0
+    clipped = []
+    for x0, y0, x1, y1 in boxes:
+        x0, x1 = max(min(x0, x1), cx0), min(max(x0, x1), cx1)
+        y0, y1 = max(min(y0, y1), cy0), min(max(y0, y1), cy1)
+        if x1 > x0 and y1 > y0:
+            clipped.append((x0, y0, x1, y1))
+    if not clipped:
+        return 0.0
+    if len(clipped) > _MAX_IMAGES_FOR_UNION:
+        covered = max((r[2] - r[0]) * (r[3] - r[1]) for r in clipped)
+    else:
+        covered = _union_area(clipped)
+    return round(min(covered / crop_area, 1.0), 4)
+
+
+def _walk_layout(ltpage: Any) -> tuple[list[str], list[Optional[_Attrs]], int]:
+    """Text pieces in TextConverter's order, with the attributes of each (None for pdfminer's virtual chars)."""
+    pieces: list[str] = []
+    attrs: list[Optional[_Attrs]] = []
+    chars = 0
+
+    def walk(item: Any) -> None:
+        nonlocal chars
+        if isinstance(item, LTContainer):
+            for child in item:
+                walk(child)
+        elif isinstance(item, LTText):
+            pieces.append(item.get_text())
+            if isinstance(item, LTChar):
+                chars += 1
+                attrs.append(getattr(item, "scan_attrs", _NO_ATTRS))
+            else:
+                attrs.append(None)
+        if isinstance(item, LTTextBox):
+            pieces.append("\n")
+            attrs.append(None)
+
+    walk(ltpage)
+    return pieces, attrs, chars
+
+
+def _runs(pieces: list[str], attrs: list[Optional[_Attrs]]) -> list[PdfRun]:
+    # Virtual spaces/newlines take the attributes of the preceding real char (the following one at the start).
+    last = next((a for a in attrs if a is not None), _NO_ATTRS)
+    runs: list[PdfRun] = []
+    pos = 0
+    cur: Optional[_Attrs] = None
+    cur_start = 0
+    for piece, a in zip(pieces, attrs):
+        if a is None:
+            a = last
+        else:
+            last = a
+        if not piece:
+            continue
+        if a != cur:
+            if cur is not None:
+                runs.append(PdfRun(cur_start, pos, *cur))
+            cur, cur_start = a, pos
+        pos += len(piece)
+    if cur is not None:
+        runs.append(PdfRun(cur_start, pos, *cur))
+    return runs
+
+
+def _box(rect: Any) -> Rect:
+    try:
+        return tuple(float(v) for v in rect)[:4]  # type: ignore[return-value]
+    except Exception:
+        return (0.0, 0.0, 0.0, 0.0)
+
+
+def _read_page(page: PDFPage, number: int, rsrcmgr: PDFResourceManager, laparams: LAParams) -> PdfPage:
+    device = _Aggregator(rsrcmgr, laparams)
+    _Interpreter(rsrcmgr, device).process_page(page)
+    pieces, attrs, chars = _walk_layout(device.get_result())
+    return PdfPage(
+        number=number,
+        text="".join(pieces),
+        runs=_runs(pieces, attrs),
+        mediabox=_box(page.mediabox),
+        cropbox=_box(page.cropbox),
+        image_coverage=_image_coverage(device.image_boxes, device.crop),
+        has_images=bool(device.image_boxes),
+        char_count=chars,
+    )
+
+
+def _decode(value: Any) -> Optional[str]:
+    value = resolve1(value)
+    if isinstance(value, bytes):
+        if value.startswith(b"\xef\xbb\xbf"):  # PDF 2.0 allows UTF-8 text strings; decode_text does not
+            return value[3:].decode("utf-8", "replace")
+        return decode_text(value)
+    if isinstance(value, str):
+        return value
+    return None
+
+
+def _info_strings(doc: PDFDocument, problems: list[str]) -> Iterator[tuple[str, str]]:
+    """(key, value) for the information dictionary strings, each distinct value once, newest trailer first."""
+    seen: set[tuple[str, str]] = set()
+    for info in doc.info:
+        try:
+            info = resolve1(info)
+            if not isinstance(info, dict):
+                continue
+            for key in INFO_KEYS:
+                text = _decode(info.get(key))
+                if text and text.strip() and (key, text) not in seen:
+                    seen.add((key, text))
+                    yield key, text
+        except Exception as e:
+            problems.append(f"document information: {_reason(e)}")
+
+
+def _reason(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    text = f"{type(e).__name__}: {text}" if text else type(e).__name__
+    return text[:200]
+
+
+@contextlib.contextmanager
+def _quiet_pdfminer() -> Iterator[None]:
+    # pdfminer logs a warning for every oddity of a real-world file; only errors are worth seeing.
+    logger = logging.getLogger("pdfminer")
+    old = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(old)
+
+
+def load_pdf(data: bytes, path: str) -> Document:
+    """Load a PDF's page text and metadata. Raises only LoadError (codes unparsed, encrypted, format_tables_ocr)."""
+    with _quiet_pdfminer():
+        try:
+            return _load(data, path)
+        except LoadError:
+            raise
+        except Exception as e:  # pdfminer fails on broken files with all kinds of built-in exceptions
+            raise LoadError(path, f"broken PDF: {_reason(e)}", "unparsed") from e
+
+
+def _load(data: bytes, path: str) -> Document:
+    if not data:
+        raise LoadError(path, "not a PDF (empty file)", "unparsed")
+    if b"%PDF-" not in data[:1024]:
+        raise LoadError(path, "not a PDF (no %PDF header)", "unparsed")
+    try:
+        doc = PDFDocument(PDFParser(io.BytesIO(data)), password="")
+    except PDFPasswordIncorrect as e:
+        raise LoadError(path, "encrypted PDF: cannot extract text without a password", "encrypted") from e
+    except PDFEncryptionError as e:
+        raise LoadError(path, f"encrypted PDF: cannot decrypt ({_reason(e)})", "encrypted") from e
+
+    problems: list[str] = []
+    page_objs: list[PDFPage] = []
+    try:
+        for page in PDFPage.create_pages(doc):
+            page_objs.append(page)
+    except Exception as e:
+        if not page_objs:
+            raise LoadError(path, f"broken PDF: page tree unreadable ({_reason(e)})", "unparsed") from e
+        problems.append(f"page tree: {_reason(e)} (kept the first {len(page_objs)} pages)")
+    if not page_objs:
+        raise LoadError(path, "broken PDF: no pages found", "unparsed")
+
+    rsrcmgr = PDFResourceManager(caching=True)
+    laparams = LAParams()
+    pages: list[PdfPage] = []
+    failed = 0
+    for number, page in enumerate(page_objs, start=1):
+        try:
+            pages.append(_read_page(page, number, rsrcmgr, laparams))
+        except Exception as e:
+            failed += 1
+            problems.append(f"page {number}: {_reason(e)}")
+            # Keep a placeholder so pages[N-1] is always page N.
+            pages.append(PdfPage(number=number, text="", mediabox=_box(getattr(page, "mediabox", None)),
+                                 cropbox=_box(getattr(page, "cropbox", None))))
+    if failed == len(pages):
+        raise LoadError(path, f"broken PDF: no page could be read ({problems[-1]})", "unparsed")
+
+    if not any(p.char_count for p in pages) and any(p.has_images for p in pages):
+        raise LoadError(path, "scanned PDF with no text layer: needs OCR (format_tables_ocr)", "format_tables_ocr")
+
+    units: list[TextUnit] = []
+    for page in pages:
+        for run in page.runs:
+            text = page.text[run.start:run.end]
+            if not text.strip():
+                continue
+            units.append(TextUnit(
+                text=text, channel=Channel.PDF_TEXT, start=run.start, end=run.end,
+                map=OffsetMap.identity(run.start, run.end - run.start), page=page.number,
+                locator=f"page {page.number}",
+                attrs={"render_mode": run.render_mode, "fill": run.fill, "font_size": run.font_size,
+                       "outside_cropbox": run.outside_cropbox, "alpha": run.alpha,
+                       "image_coverage": page.image_coverage},
+            ))
+
+    producer = None
+    for key, text in _info_strings(doc, problems):
+        if key == "Producer" and producer is None:
+            producer = text
+        units.append(TextUnit(text=text, channel=Channel.PDF_METADATA, start=0, end=len(text),
+                              map=OffsetMap.identity(0, len(text)), page=None, locator=f"/{key}"))
+
+    return Document(
+        path=path, kind="pdf", text="", units=units, pages=pages, problems=problems,
+        meta={"page_count": len(pages), "encrypted": doc.encryption is not None, "producer": producer},
+    )

@@ -1,0 +1,124 @@
+"""Bytes to text, and text offsets to 1-based line/column.
+
+Every position centinela reports is a character offset into the *decoded* text of a file, so how a file is
+decoded is part of the contract: BOM first, then a charset the caller declares (an HTTP `content-type`, an
+HTML `<meta charset>`), then strict UTF-8, then windows-1252 for a file with no valid multi-byte UTF-8 at
+all, and otherwise UTF-8 with U+FFFD for each invalid byte. Nothing here raises on bad bytes: what was
+replaced is said in `DecodedText.problems`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import re
+from dataclasses import dataclass, field
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+# WHATWG Encoding: these labels mean windows-1252 in a browser, so they mean it here too.
+_WHATWG_ALIASES = {
+    "latin1": "cp1252", "latin-1": "cp1252", "iso-8859-1": "cp1252", "iso8859-1": "cp1252",
+    "iso_8859-1": "cp1252", "l1": "cp1252", "us-ascii": "cp1252", "ascii": "cp1252",
+    "windows-1252": "cp1252", "x-cp1252": "cp1252", "utf8": "utf-8", "unicode-1-1-utf-8": "utf-8",
+}
+
+_MULTIBYTE_UTF8 = re.compile(rb"[\xc2-\xf4][\x80-\xbf]+")
+
+
+@dataclass
+class DecodedText:
+    text: str
+    encoding: str
+    bom: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+def normalise_charset(label: str | None) -> str | None:
+    """A codec name Python knows for a charset label, or None when the label names nothing known."""
+    if not label:
+        return None
+    label = label.strip().strip("\"'").lower()
+    label = _WHATWG_ALIASES.get(label, label)
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def decode_bytes(data: bytes, declared: str | None = None) -> DecodedText:
+    """Decode file bytes by the rule in the module docstring; never raises."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return _decode_with(data[len(bom):], name, bom=True)
+    problems: list[str] = []
+    if declared:
+        codec = normalise_charset(declared)
+        if codec is not None:
+            return _decode_with(data, codec)
+        problems.append(f"unknown charset {declared!r}, decoded as UTF-8")
+    try:
+        return DecodedText(data.decode("utf-8"), "utf-8", problems=problems)
+    except UnicodeDecodeError as exc:
+        first_bad = exc.start
+    if not _MULTIBYTE_UTF8.search(data):
+        decoded = _decode_with(data, "cp1252")
+        decoded.problems[:0] = problems + [f"not UTF-8 (invalid byte at {first_bad}); decoded as windows-1252"]
+        return decoded
+    decoded = _decode_with(data, "utf-8")
+    decoded.problems[:0] = problems
+    return decoded
+
+
+def _decode_with(data: bytes, codec: str, bom: bool = False) -> DecodedText:
+    try:
+        return DecodedText(data.decode(codec), codec, bom=bom)
+    except UnicodeDecodeError as exc:
+        text = data.decode(codec, errors="replace")
+        bad = _count_replacements(data, codec)
+        return DecodedText(
+            text, codec, bom=bom,
+            problems=[f"invalid {codec} bytes: {bad} replaced by U+FFFD (first at byte {exc.start})"],
+        )
+
+
+def _count_replacements(data: bytes, codec: str) -> int:
+    count = 0
+
+    def handler(err: UnicodeDecodeError):
+        nonlocal count
+        count += 1
+        return ("\ufffd", err.end)
+
+    name = f"centinela-count-{id(handler)}"
+    codecs.register_error(name, handler)
+    data.decode(codec, errors=name)
+    return count
+
+
+class LineIndex:
+    """Maps a character offset to a 1-based (line, column). Lines end at \\n, \\r\\n or a lone \\r."""
+
+    __slots__ = ("_starts",)
+    _BREAK = re.compile(r"\r\n|\r|\n")
+
+    def __init__(self, text: str):
+        self._starts = [0]
+        self._starts.extend(m.end() for m in self._BREAK.finditer(text))
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line + 1, offset - self._starts[line] + 1
+
+    def offset(self, line: int, column: int) -> int:
+        return self._starts[line - 1] + column - 1
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)

@@ -1,0 +1,517 @@
+"""Tests for scanner.loaders.pdf: attributes of generated PDFs, the page-text contract, and real-world files.
+
+Test PDFs are written by hand below (standard Helvetica, exact xref offsets) so each test controls precisely
+which operator produced which text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pdfminer.high_level import extract_text
+from pdfminer.layout import LAParams
+
+from scanner.loaders.pdf import PdfPage, load_pdf
+from scanner.units import Channel, Document, LoadError
+
+REALDATA = Path("/work/shared/realdata/pdf")
+
+
+# --- a minimal PDF writer --------------------------------------------------------------------------------
+
+def _stream(data: bytes, extra: bytes = b"") -> bytes:
+    return b"<< /Length %d %s >>\nstream\n" % (len(data), extra) + data + b"\nendstream"
+
+
+def _assemble(objects: dict[int, bytes], trailer: bytes) -> bytes:
+    """Objects numbered 1..n, a classic xref table with real offsets, and the trailer entries given."""
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = {}
+    for num in sorted(objects):
+        offsets[num] = len(out)
+        out += b"%d 0 obj\n" % num + objects[num] + b"\nendobj\n"
+    size = max(objects) + 1
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+    for num in range(1, size):
+        out += (b"%010d 00000 n \n" % offsets[num]) if num in offsets else b"0000000000 65535 f \n"
+    out += b"trailer\n<< /Size %d %s >>\nstartxref\n%d\n" % (size, trailer, xref) + b"%%EOF\n"
+    return bytes(out)
+
+
+FONT, IMAGE, INFO, ENCRYPT, FIRST_PAGE = 3, 4, 5, 6, 10
+
+
+def make_pdf(contents: list[bytes], *, mediabox=(0, 0, 300, 300), cropbox=None, info: dict[str, str | bytes] | None = None,
+             encrypt=None) -> bytes:
+    """One page per content stream. Resources: /F1 Helvetica, /Im1 a 1x1 grey image, /GS0 (ca 0.25),
+    /GS1 (ca 0). `encrypt(objnum, data) -> bytes` encrypts streams and strings, with its dict and /ID given
+    as `encrypt.dict` and `encrypt.id`."""
+    crypt = encrypt or (lambda num, data: data)
+    objects: dict[int, bytes] = {
+        1: b"<< /Type /Catalog /Pages 2 0 R >>",
+        FONT: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        IMAGE: _stream(crypt(IMAGE, b"\x80"), b"/Type /XObject /Subtype /Image /Width 1 /Height 1 "
+                                               b"/ColorSpace /DeviceGray /BitsPerComponent 8"),
+    }
+    kids = []
+    box = b"/MediaBox [%s]" % b" ".join(b"%g" % v for v in mediabox)
+    if cropbox is not None:
+        box += b" /CropBox [%s]" % b" ".join(b"%g" % v for v in cropbox)
+    for i, content in enumerate(contents):
+        page, stream = FIRST_PAGE + 2 * i, FIRST_PAGE + 2 * i + 1
+        kids.append(b"%d 0 R" % page)
+        objects[page] = (b"<< /Type /Page /Parent 2 0 R %s /Contents %d 0 R /Resources << /Font << /F1 %d 0 R >> "
+                         b"/XObject << /Im1 %d 0 R >> /ExtGState << /GS0 << /ca 0.25 >> /GS1 << /ca 0 >> >> >> >>"
+                         % (box, stream, FONT, IMAGE))
+        objects[stream] = _stream(crypt(stream, content))
+    objects[2] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(kids), len(kids))
+    trailer = b"/Root 1 0 R"
+    if info:
+        objects[INFO] = b"<< %s >>" % b" ".join(
+            b"/%s <%s>" % (k.encode(), crypt(INFO, v if isinstance(v, bytes) else v.encode("latin-1")).hex().encode())
+            for k, v in info.items())
+        trailer += b" /Info %d 0 R" % INFO
+    if encrypt:
+        objects[ENCRYPT] = encrypt.dict
+        trailer += b" /Encrypt %d 0 R /ID [<%s> <%s>]" % (ENCRYPT, encrypt.id.hex().encode(), encrypt.id.hex().encode())
+    return _assemble(objects, trailer)
+
+
+def text_at(x: float, y: float, s: str, ops: str = "", size: float = 12) -> bytes:
+    return f"BT {ops} /F1 {size} Tf {x} {y} Td ({s}) Tj ET\n".encode("latin-1")
+
+
+# --- PDF standard security handler, revision 2 (40-bit RC4), for a real encrypted file --------------------
+
+_PAD = bytes.fromhex("28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a")
+
+
+def _rc4(key: bytes, data: bytes) -> bytes:
+    s = list(range(256))
+    j = 0
+    for i in range(256):
+        j = (j + s[i] + key[i % len(key)]) % 256
+        s[i], s[j] = s[j], s[i]
+    out = bytearray()
+    i = j = 0
+    for byte in data:
+        i = (i + 1) % 256
+        j = (j + s[i]) % 256
+        s[i], s[j] = s[j], s[i]
+        out.append(byte ^ s[(s[i] + s[j]) % 256])
+    return bytes(out)
+
+
+class Rc4R2:
+    """Encrypts objects as the R2 handler does; `dict` is the /Encrypt dictionary (algorithms 2, 3, 4)."""
+
+    def __init__(self, user: str, owner: str):
+        self.id = hashlib.md5(b"test-id").digest()
+        pad = lambda pw: (pw.encode("latin-1") + _PAD)[:32]  # noqa: E731
+        o = _rc4(hashlib.md5(pad(owner)).digest()[:5], pad(user))
+        p = -44  # print + copy allowed, the rest not: any value works, it only enters the key
+        self.key = hashlib.md5(pad(user) + o + struct.pack("<i", p) + self.id).digest()[:5]
+        u = _rc4(self.key, _PAD)
+        self.dict = b"<< /Filter /Standard /V 1 /R 2 /Length 40 /P %d /O <%s> /U <%s> >>" % (
+            p, o.hex().encode(), u.hex().encode())
+
+    def __call__(self, num: int, data: bytes) -> bytes:
+        key = hashlib.md5(self.key + struct.pack("<i", num)[:3] + b"\x00\x00").digest()[:10]
+        return _rc4(key, data)
+
+
+# --- helpers ------------------------------------------------------------------------------------------------
+
+def pdfminer_page_texts(data: bytes, page_count: int) -> list[str]:
+    """The contract: extract_text for each page on its own, without the trailing form feed."""
+    texts = []
+    for i in range(page_count):
+        text = extract_text(io.BytesIO(data), page_numbers=[i], laparams=LAParams())
+        assert text.endswith("\x0c")
+        texts.append(text[:-1])
+    return texts
+
+
+def runs_covering(page: PdfPage, word: str) -> list:
+    """The runs that overlap the first occurrence of `word` in the page text."""
+    i = page.text.find(word)
+    assert i >= 0, f"{word!r} not in page text {page.text!r}"
+    j = i + len(word)
+    return [r for r in page.runs if r.start < j and r.end > i]
+
+
+def attr_of(doc: Document, word: str, name: str):
+    values = {getattr(r, name) for r in runs_covering(doc.pages[0], word)}
+    assert len(values) == 1, f"{word!r} spans runs with different {name}: {values}"
+    return values.pop()
+
+
+def check_structure(doc: Document, data: bytes) -> None:
+    """Offsets, runs and units are consistent, and each page text is what pdfminer itself extracts."""
+    assert doc.meta["page_count"] == len(doc.pages)
+    for n, page in enumerate(doc.pages, start=1):
+        assert page.number == n
+        pos = 0
+        for run in page.runs:  # runs tile the page text and are maximal
+            assert run.start == pos and run.end > run.start
+            pos = run.end
+        assert pos == len(page.text)
+        for a, b in zip(page.runs, page.runs[1:]):
+            assert (a.render_mode, a.fill, a.font_size, a.outside_cropbox, a.alpha) != \
+                   (b.render_mode, b.fill, b.font_size, b.outside_cropbox, b.alpha)
+        assert 0.0 <= page.image_coverage <= 1.0
+    for unit in doc.units:
+        if unit.channel is Channel.PDF_TEXT:
+            page = doc.pages[unit.page - 1]
+            assert page.text[unit.start:unit.end] == unit.text
+            assert unit.text.strip()
+            assert unit.source_span(0, len(unit.text)) == (unit.start, unit.end)
+        else:
+            assert unit.channel is Channel.PDF_METADATA and unit.page is None
+            assert (unit.start, unit.end) == (0, len(unit.text)) and unit.locator.startswith("/")
+    failed = {int(p.split(":")[0].split()[1]) for p in doc.problems if p.startswith("page ")}
+    expected = pdfminer_page_texts(data, len(doc.pages))
+    for page, text in zip(doc.pages, expected):
+        if page.number not in failed:
+            assert page.text == text, f"page {page.number} differs from pdfminer's extract_text"
+
+
+# --- attributes on generated PDFs ---------------------------------------------------------------------------
+
+def test_render_modes():
+    data = make_pdf([text_at(20, 250, "Visible words") + text_at(20, 200, "Invisible words", "3 Tr")
+                     + text_at(20, 150, "Clipping words", "7 Tr") + text_at(20, 100, "Outline words", "1 Tr")])
+    doc = load_pdf(data, "modes.pdf")
+    assert attr_of(doc, "Visible words", "render_mode") == 0
+    assert attr_of(doc, "Invisible words", "render_mode") == 3
+    assert attr_of(doc, "Clipping words", "render_mode") == 7
+    assert attr_of(doc, "Outline words", "render_mode") == 1
+    hidden = [u for u in doc.units if u.attrs["render_mode"] == 3]
+    assert [u.text.strip() for u in hidden] == ["Invisible words"]
+    check_structure(doc, data)
+
+
+def test_render_mode_does_not_leak_across_q_Q():
+    data = make_pdf([b"q " + text_at(20, 250, "Hidden first", "3 Tr") + b"Q " + text_at(20, 200, "Shown after")])
+    doc = load_pdf(data, "q.pdf")
+    assert attr_of(doc, "Hidden first", "render_mode") == 3
+    assert attr_of(doc, "Shown after", "render_mode") == 0
+
+
+def test_fill_colours_normalised_to_rgb():
+    data = make_pdf([text_at(20, 260, "Black default") + text_at(20, 230, "White text", "1 1 1 rg")
+                     + text_at(20, 200, "Grey text", "0.5 g") + text_at(20, 170, "Cmyk black", "0 0 0 1 k")
+                     + text_at(20, 140, "Cmyk cyan", "1 0 0 0 k") + text_at(20, 110, "Red text", "1 0 0 rg")
+                     + text_at(20, 80, "Via scn", "/DeviceRGB cs 0 0 1 sc")])
+    doc = load_pdf(data, "colours.pdf")
+    assert attr_of(doc, "Black default", "fill") == (0.0, 0.0, 0.0)
+    assert attr_of(doc, "White text", "fill") == (1.0, 1.0, 1.0)
+    assert attr_of(doc, "Grey text", "fill") == (0.5, 0.5, 0.5)
+    assert attr_of(doc, "Cmyk black", "fill") == (0.0, 0.0, 0.0)
+    assert attr_of(doc, "Cmyk cyan", "fill") == (0.0, 1.0, 1.0)
+    assert attr_of(doc, "Red text", "fill") == (1.0, 0.0, 0.0)
+    assert attr_of(doc, "Via scn", "fill") == (0.0, 0.0, 1.0)
+    white = [u for u in doc.units if u.attrs["fill"] == (1.0, 1.0, 1.0)]
+    assert [u.text.strip() for u in white] == ["White text"]
+    check_structure(doc, data)
+
+
+def test_font_size_is_effective_size():
+    data = make_pdf([text_at(20, 250, "Normal size") + text_at(20, 200, "Tiny size", size=0.5)
+                     + b"q 0.05 0 0 0.05 20 150 cm " + text_at(0, 0, "Scaled down", size=12) + b"Q\n"])
+    doc = load_pdf(data, "sizes.pdf")
+    assert attr_of(doc, "Normal size", "font_size") == 12.0
+    assert attr_of(doc, "Tiny size", "font_size") < 1
+    # 12 pt under a 0.05 CTM scale is 0.6 pt on the page
+    assert attr_of(doc, "Scaled down", "font_size") == pytest.approx(0.6, abs=0.05)
+    check_structure(doc, data)
+
+
+def test_outside_cropbox():
+    data = make_pdf([text_at(20, 20, "Inside crop") + text_at(250, 250, "Beyond crop")
+                     + text_at(20, -50, "Below page")],
+                    mediabox=(0, 0, 300, 300), cropbox=(0, 0, 200, 200))
+    doc = load_pdf(data, "crop.pdf")
+    assert attr_of(doc, "Inside crop", "outside_cropbox") is False
+    assert attr_of(doc, "Beyond crop", "outside_cropbox") is True
+    assert attr_of(doc, "Below page", "outside_cropbox") is True
+    page = doc.pages[0]
+    assert page.mediabox == (0, 0, 300, 300) and page.cropbox == (0, 0, 200, 200)
+    check_structure(doc, data)
+
+
+def test_cropbox_with_offset_mediabox():
+    # pdfminer's layout coordinates start at the MediaBox origin; the CropBox must be moved the same way.
+    data = make_pdf([text_at(120, 120, "Inside crop") + text_at(20, 20, "Left of crop")],
+                    mediabox=(100, 100, 400, 400), cropbox=(110, 110, 300, 300))
+    doc = load_pdf(data, "offset.pdf")
+    assert attr_of(doc, "Inside crop", "outside_cropbox") is False
+    assert attr_of(doc, "Left of crop", "outside_cropbox") is True
+
+
+def test_fill_alpha_from_extgstate():
+    data = make_pdf([text_at(20, 250, "Opaque words") + b"q /GS0 gs " + text_at(20, 200, "Faint words")
+                     + b"/GS1 gs " + text_at(20, 150, "Transparent words") + b"Q " + text_at(20, 100, "Opaque again")])
+    doc = load_pdf(data, "alpha.pdf")
+    assert attr_of(doc, "Opaque words", "alpha") == 1.0
+    assert attr_of(doc, "Faint words", "alpha") == 0.25
+    assert attr_of(doc, "Transparent words", "alpha") == 0.0
+    assert attr_of(doc, "Opaque again", "alpha") == 1.0
+    check_structure(doc, data)
+
+
+def test_virtual_chars_take_preceding_attributes():
+    # "Shown" then hidden text on the same line: pdfminer inserts a space between them, which belongs to
+    # the run of "Shown" (the preceding real char).
+    data = make_pdf([b"BT /F1 12 Tf 20 250 Td (Shown) Tj 3 Tr 40 0 Td (Hidden) Tj ET\n"])
+    doc = load_pdf(data, "line.pdf")
+    page = doc.pages[0]
+    assert page.text == "Shown Hidden\n\n"  # end of line, then end of text box
+    assert [(r.start, r.end, r.render_mode) for r in page.runs] == [(0, 6, 0), (6, 14, 3)]
+    check_structure(doc, data)
+
+
+def test_image_coverage_and_has_images():
+    full = b"q 300 0 0 300 0 0 cm /Im1 Do Q\n"
+    quarter = b"q 150 0 0 150 0 0 cm /Im1 Do Q\n"
+    overlapping = b"q 150 0 0 150 0 0 cm /Im1 Do Q q 150 0 0 150 75 0 cm /Im1 Do Q\n"
+    data = make_pdf([full + text_at(20, 20, "Over image", "3 Tr"), quarter + text_at(20, 20, "Quarter"),
+                     overlapping + text_at(20, 20, "Union"), text_at(20, 20, "No image")])
+    doc = load_pdf(data, "images.pdf")
+    assert [p.has_images for p in doc.pages] == [True, True, True, False]
+    assert [p.image_coverage for p in doc.pages] == [1.0, 0.25, 0.375, 0.0]
+    unit = next(u for u in doc.units if "Over image" in u.text)
+    assert unit.attrs["image_coverage"] == 1.0 and unit.attrs["render_mode"] == 3
+    check_structure(doc, data)
+
+
+def test_multi_page_units_and_metadata():
+    data = make_pdf([text_at(20, 250, "First page"), text_at(20, 250, "Second page")],
+                    info={"Author": "Ana Ruiz", "Title": "Informe", "Producer": "handmade"})
+    doc = load_pdf(data, "multi.pdf")
+    assert doc.kind == "pdf" and doc.text == "" and doc.path == "multi.pdf"
+    assert doc.meta == {"page_count": 2, "encrypted": False, "producer": "handmade"}
+    assert [(u.page, u.text.strip(), u.locator) for u in doc.units if u.channel is Channel.PDF_TEXT] == \
+           [(1, "First page", "page 1"), (2, "Second page", "page 2")]
+    meta = {u.locator: u.text for u in doc.units if u.channel is Channel.PDF_METADATA}
+    assert meta == {"/Author": "Ana Ruiz", "/Title": "Informe", "/Producer": "handmade"}
+    check_structure(doc, data)
+
+
+def test_utf16_and_pdfdoc_metadata_are_decoded():
+    title = "\ufeffJosé Ñandú".encode("utf-16-be")  # UTF-16BE with its byte order mark
+    subject = "Año".encode("latin-1")               # PDFDocEncoding: ñ is the same byte as in Latin-1
+    data = make_pdf([text_at(20, 250, "Body")], info={"Title": title, "Subject": subject, "Keywords": b""})
+    doc = load_pdf(data, "utf16.pdf")
+    meta = {u.locator: u.text for u in doc.units if u.channel is Channel.PDF_METADATA}
+    assert meta == {"/Title": "José Ñandú", "/Subject": "Año"}  # empty /Keywords gives no unit
+
+
+def test_encrypted_with_empty_user_password_loads():
+    enc = Rc4R2(user="", owner="owner-secret")
+    data = make_pdf([text_at(20, 250, "Readable anyway")], info={"Author": "Someone"}, encrypt=enc)
+    doc = load_pdf(data, "open-enc.pdf")
+    assert doc.meta["encrypted"] is True
+    assert [u.text.strip() for u in doc.units if u.channel is Channel.PDF_TEXT] == ["Readable anyway"]
+    assert [u.text for u in doc.units if u.locator == "/Author"] == ["Someone"]
+
+
+def test_encrypted_with_user_password_raises_encrypted():
+    enc = Rc4R2(user="secret", owner="owner-secret")
+    data = make_pdf([text_at(20, 250, "Secret text")], encrypt=enc)
+    # The file is a genuine encrypted PDF: with the password pdfminer reads it.
+    assert "Secret text" in extract_text(io.BytesIO(data), password="secret")
+    with pytest.raises(LoadError) as err:
+        load_pdf(data, "locked.pdf")
+    assert err.value.code == "encrypted"
+    assert "password" in err.value.message
+
+
+def test_scanned_pdf_without_text_needs_ocr():
+    data = make_pdf([b"q 300 0 0 300 0 0 cm /Im1 Do Q\n"])
+    with pytest.raises(LoadError) as err:
+        load_pdf(data, "scan.pdf")
+    assert err.value.code == "format_tables_ocr"
+    assert err.value.message == "scanned PDF with no text layer: needs OCR (format_tables_ocr)"
+
+
+def test_blank_pdf_is_an_empty_document_not_ocr():
+    data = make_pdf([b""])
+    doc = load_pdf(data, "blank.pdf")
+    assert doc.units == [] and doc.pages[0].text == "" and doc.pages[0].char_count == 0
+
+
+def test_char_count_counts_real_chars_only():
+    data = make_pdf([text_at(20, 250, "ab cd") + text_at(20, 200, "ef")])
+    page = load_pdf(data, "count.pdf").pages[0]
+    assert page.char_count == 7  # a b space c d e f; the newlines pdfminer adds are not chars
+    assert page.text == "ab cd\n\nef\n\n"  # two text boxes: line end + box end each
+
+
+# --- broken input --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("data, needle", [
+    (b"", "empty"),
+    (b"not a pdf", "no %PDF header"),
+    (b"%PDF-1.4\n", "broken PDF"),
+    (b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF", "broken PDF"),
+])
+def test_broken_inputs_are_unparsed(data, needle):
+    with pytest.raises(LoadError) as err:
+        load_pdf(data, "broken.pdf")
+    assert err.value.code == "unparsed"
+    assert needle in err.value.message and "\n" not in err.value.message
+
+
+def _load_or_error(data: bytes):
+    try:
+        return load_pdf(data, "x.pdf")
+    except LoadError as e:
+        assert e.code in {"unparsed", "encrypted", "format_tables_ocr"}
+        assert "\n" not in e.message
+        return e
+
+
+def test_truncated_generated_pdf():
+    data = make_pdf([text_at(20, 250, "Page one text"), text_at(20, 250, "Page two text")])
+    for cut in range(0, len(data), 7):
+        result = _load_or_error(data[:cut])
+        if isinstance(result, Document):
+            for unit in result.units:
+                if unit.channel is Channel.PDF_TEXT:
+                    assert result.pages[unit.page - 1].text[unit.start:unit.end] == unit.text
+    # Cut before the trailer: pdfminer's fallback scan finds the objects but no /Root, so nothing loads
+    # (extract_text fails the same way).
+    with pytest.raises(LoadError) as err:
+        load_pdf(data[:data.index(b"xref")], "no-trailer.pdf")
+    assert err.value.code == "unparsed" and "/Root" in err.value.message
+    # Cut after the trailer but before startxref: the fallback scan recovers the whole document.
+    doc = load_pdf(data[:data.index(b"startxref")], "no-startxref.pdf")
+    assert [u.text.strip() for u in doc.units] == ["Page one text", "Page two text"]
+
+
+def test_a_failing_page_is_a_problem_not_a_failure():
+    # Page 2's content stream names a filter pdfminer does not know: pdfminer raises on that page (and
+    # extract_text on the whole file fails); the loader keeps page 1 and notes page 2.
+    data = make_pdf([text_at(20, 250, "Good page"), text_at(20, 250, "Bad page"), text_at(20, 250, "Last page")])
+    bad = _stream(text_at(20, 250, "Bad page"))
+    data = data.replace(bad, bad.replace(b"<< /Length", b"<< /Filter /NotAFilter /Length"))
+    with pytest.raises(Exception):
+        extract_text(io.BytesIO(data))
+    doc = load_pdf(data, "partly-broken.pdf")
+    assert [p.text for p in doc.pages] == ["Good page\n\n", "", "Last page\n\n"]
+    assert len(doc.problems) == 1 and doc.problems[0].startswith("page 2: ")
+    assert "NotAFilter" in doc.problems[0]
+    assert [u.page for u in doc.units] == [1, 3]
+
+
+def test_every_page_failing_is_unparsed():
+    bad = text_at(20, 250, "Bad page")
+    data = make_pdf([bad]).replace(_stream(bad), _stream(bad, b"/Filter /NotAFilter"))
+    with pytest.raises(LoadError) as err:
+        load_pdf(data, "broken.pdf")
+    assert err.value.code == "unparsed" and "no page could be read" in err.value.message
+
+
+_SAMPLE = make_pdf([text_at(20, 250, "Mutated words", "3 Tr") + b"q 300 0 0 300 0 0 cm /Im1 Do Q\n",
+                    text_at(20, 250, "More words", "1 1 1 rg")], info={"Author": "A"})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(_SAMPLE) - 1), st.binary(min_size=0, max_size=4)), max_size=6))
+def test_mutated_pdfs_only_raise_load_error(edits):
+    data = bytearray(_SAMPLE)
+    for pos, chunk in edits:
+        data[pos:pos + max(len(chunk), 1)] = chunk  # an empty chunk deletes a byte
+    _load_or_error(bytes(data))
+
+
+def test_does_not_change_pdfminer_log_level():
+    logger = logging.getLogger("pdfminer")
+    before = logger.level
+    load_pdf(make_pdf([text_at(20, 250, "x")]), "x.pdf")
+    with pytest.raises(LoadError):
+        load_pdf(b"garbage", "x.pdf")
+    assert logger.level == before
+
+
+# --- real-world files ----------------------------------------------------------------------------------------
+
+def _realdata_files() -> list[Path]:
+    return sorted(REALDATA.glob("*.pdf")) if REALDATA.is_dir() else []
+
+
+_CACHE: dict[Path, object] = {}
+
+
+def realdata(name: str) -> Path:
+    if not REALDATA.is_dir():
+        pytest.skip(f"{REALDATA} not present")
+    path = REALDATA / name
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    return path
+
+
+def load_real(path: Path):
+    """Document or LoadError for a real file, loaded once per test session."""
+    if path not in _CACHE:
+        try:
+            _CACHE[path] = load_pdf(path.read_bytes(), str(path))
+        except LoadError as e:
+            _CACHE[path] = e
+    return _CACHE[path]
+
+
+@pytest.mark.parametrize("path", _realdata_files() or [None], ids=lambda p: p.name if p else "absent")
+def test_realdata_loads_and_matches_pdfminer(path):
+    if path is None:
+        pytest.skip(f"{REALDATA} not present")
+    result = load_real(path)  # anything but LoadError propagates and fails the test
+    if isinstance(result, LoadError):
+        assert result.code in {"unparsed", "encrypted", "format_tables_ocr"}
+        return
+    check_structure(result, path.read_bytes())
+
+
+def test_ocr_layer_is_invisible_over_full_page_image():
+    result = load_real(realdata("ocrmypdf__graph_ocred.pdf"))
+    assert isinstance(result, Document)
+    page = result.pages[0]
+    assert page.has_images and page.image_coverage >= 0.9
+    assert page.char_count > 0
+    assert {r.render_mode for r in page.runs} == {3}
+    assert all(u.attrs["render_mode"] == 3 for u in result.units if u.channel is Channel.PDF_TEXT)
+
+
+def test_scan_without_text_layer_needs_ocr():
+    result = load_real(realdata("ocrmypdf__linn.pdf"))
+    assert isinstance(result, LoadError)
+    assert result.code == "format_tables_ocr"
+
+
+def test_author_metadata_unit():
+    result = load_real(realdata("mx_ssa__Comunicado_Tecnico_Diario_COVID-19_2020.03.16.pdf"))
+    assert isinstance(result, Document)
+    authors = [u for u in result.units if u.channel is Channel.PDF_METADATA and u.locator == "/Author"]
+    assert len(authors) == 1
+    assert bool(authors[0].text.strip()) is True  # not printed: it is a person's name
+    assert authors[0].page is None and authors[0].end == len(authors[0].text)
+
+
+def test_truncated_real_pdf():
+    path = realdata("mx_ssa__Comunicado_Tecnico_Diario_COVID-19_2020.03.16.pdf")
+    data = path.read_bytes()
+    result = _load_or_error(data[: len(data) // 2])
+    if isinstance(result, Document):
+        for unit in result.units:
+            if unit.channel is Channel.PDF_TEXT:
+                assert result.pages[unit.page - 1].text[unit.start:unit.end] == unit.text
