@@ -169,6 +169,9 @@ def units_command(file: Path, fmt: str, output: Path | None) -> None:
 
 def main(argv=None) -> None:
     """Entry point: every failure to run is exit 2 with one line on stderr, never a traceback."""
+    from scanner import netlock
+
+    netlock.install(allow_loopback=True)  # loopback only: the replay server; nothing else is ever reached
     try:
         rc = cli.main(args=argv, prog_name=TOOL_NAME, standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:  # pragma: no cover - click >= 8.2
@@ -191,6 +194,9 @@ def main(argv=None) -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(EXIT_OK)
+    except netlock.NetworkBlocked as exc:
+        click.echo(f"{TOOL_NAME}: error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
     except Exception as exc:  # a bug must still honour the contract: one line, exit 2
         click.echo(f"{TOOL_NAME}: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(EXIT_ERROR)

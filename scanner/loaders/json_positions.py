@@ -18,7 +18,7 @@ from scanner.offsetmap import OffsetMap, PieceBuilder
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"((?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*)"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})(?:\\u([0-9a-fA-F]{4}))?|(["\\/bfnrt]))')
+_ESCAPE = re.compile(r'\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 _SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")  # json.loads takes the last three too
 
@@ -52,25 +52,14 @@ def decode_string(source: str, start: int, end: int) -> tuple[str, OffsetMap]:
     pos = start
     for m in _ESCAPE.finditer(source, start, end):
         b.literal(source[pos:m.start()], pos)
-        hi, lo, simple = m.group(1), m.group(2), m.group(3)
+        hi, lo, single, simple = m.groups()
         if simple is not None:
             b.escape(_SIMPLE[simple], m.start(), 2)
-            pos = m.end()
-            continue
-        code = int(hi, 16)
-        if lo is not None:
-            low = int(lo, 16)
-            if 0xD800 <= code < 0xDC00 and 0xDC00 <= low < 0xE000:
-                char = chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))
-                b.escape(char, m.start(), 12)
-                pos = m.end()
-                continue
-            # Not a pair: the first escape stands alone; the second is handled on its own.
-            b.escape(_lone(code), m.start(), 6)
-            b.escape(_lone(low), m.start() + 6, 6)
-            pos = m.end()
-            continue
-        b.escape(_lone(code), m.start(), 6)
+        elif hi is not None:  # a high and a low surrogate escape: one character
+            code = 0x10000 + ((int(hi, 16) - 0xD800) << 10) + (int(lo, 16) - 0xDC00)
+            b.escape(chr(code), m.start(), 12)
+        else:
+            b.escape(_lone(int(single, 16)), m.start(), 6)
         pos = m.end()
     b.literal(source[pos:end], pos)
     return b.build(start, end)
@@ -81,22 +70,49 @@ def _lone(code: int) -> str:
     return "\ufffd" if 0xD800 <= code < 0xE000 else chr(code)
 
 
+MAX_POINTER_DEPTH = 256
+
+
+def _pointer(path: list[str]) -> str:
+    """The JSON pointer of `path`; past MAX_POINTER_DEPTH levels the middle is elided (hostile nesting
+    must cost linear time), and the elision says how many levels it hides."""
+    if len(path) <= MAX_POINTER_DEPTH:
+        return "/" + "/".join(path) if path else ""
+    half = MAX_POINTER_DEPTH // 2
+    hidden = len(path) - 2 * half
+    return "/" + "/".join(path[:half]) + f"/…{hidden} levels…/" + "/".join(path[-half:])
+
+
 def iter_strings(source: str, start: int = 0, end: int | None = None) -> Iterator[JsonString]:
     """Yield every key and string value of the JSON text source[start:end], in source order.
 
     Raises JsonSyntaxError (after yielding what came before it) when the text is not valid JSON.
+    The path is a list of escaped tokens joined only when a string is yielded, so depth costs linear time.
     """
     if end is None:
         end = len(source)
-    # Each frame: [kind ('{' or '['), pointer, next index or current key, state]
-    stack: list[list] = []
-    pos = _WS.match(source, start, end).end()
-    pointer = ""
-    key: str | None = None
+    kinds: list[str] = []        # '{' or '[' per open container
+    path: list[str] = []         # escaped pointer token of the current member, per open container
+    keys: list = []              # the decoded key of the current member (None in arrays), per open container
+    indexes: list[int] = []      # current index, per open container
+    ws = _WS.match
+    pos = ws(source, start, end).end()
     expect_value = True
 
     def err(msg: str, at: int):
         raise JsonSyntaxError(msg, at)
+
+    def key_at(at: int):
+        if at >= end or source[at] != '"':
+            err("expected a property name", at)
+        m = _STRING.match(source, at, end)
+        if m is None:
+            err("invalid string", at)
+        key, kmap = decode_string(source, m.start(1), m.end(1))
+        after = ws(source, m.end(), end).end()
+        if after >= end or source[after] != ":":
+            err("expected ':'", after)
+        return key, kmap, m.start(1), m.end(1), ws(source, after + 1, end).end()
 
     while True:
         if expect_value:
@@ -108,24 +124,23 @@ def iter_strings(source: str, start: int = 0, end: int | None = None) -> Iterato
                 if m is None:
                     err("invalid string", pos)
                 text, omap = decode_string(source, m.start(1), m.end(1))
-                yield JsonString(pointer, key, False, text, m.start(1), m.end(1), omap)
+                yield JsonString(_pointer(path), keys[-1] if keys else None, False, text, m.start(1), m.end(1), omap)
                 pos = m.end()
             elif ch == "{" or ch == "[":
-                stack.append([ch, pointer, 0 if ch == "[" else None, key])
-                pos = _WS.match(source, pos + 1, end).end()
-                closer = "}" if ch == "{" else "]"
-                if pos < end and source[pos] == closer:
-                    stack.pop()
+                pos = ws(source, pos + 1, end).end()
+                if pos < end and source[pos] == ("}" if ch == "{" else "]"):
                     pos += 1
-                elif ch == "{":
-                    pos = yield from _read_key(source, pos, end, stack, err)
-                    frame = stack[-1]
-                    pointer = frame[1] + "/" + escape_pointer_token(frame[2])
-                    key = frame[2]
-                    continue
                 else:
-                    pointer = stack[-1][1] + "/0"
-                    key = None
+                    kinds.append(ch)
+                    indexes.append(0)
+                    if ch == "[":
+                        path.append("0")
+                        keys.append(None)
+                    else:
+                        key, kmap, ks, ke, pos = key_at(pos)
+                        path.append(escape_pointer_token(key))
+                        keys.append(key)
+                        yield JsonString(_pointer(path), key, True, key, ks, ke, kmap)
                     continue
             elif (ch == "-" or "0" <= ch <= "9") and (m := _NUMBER.match(source, pos, end)) is not None:
                 pos = m.end()
@@ -138,48 +153,32 @@ def iter_strings(source: str, start: int = 0, end: int | None = None) -> Iterato
                     err(f"unexpected character {ch!r}", pos)
             expect_value = False
         # After a value: a comma, a closer, or the end.
-        pos = _WS.match(source, pos, end).end()
-        if not stack:
+        pos = ws(source, pos, end).end()
+        if not kinds:
             if pos != end:
                 err("extra data after JSON value", pos)
             return
-        frame = stack[-1]
         if pos >= end:
             err("unexpected end of JSON", pos)
         ch = source[pos]
-        closer = "}" if frame[0] == "{" else "]"
+        kind = kinds[-1]
+        closer = "}" if kind == "{" else "]"
         if ch == ",":
-            pos = _WS.match(source, pos + 1, end).end()
-            if frame[0] == "[":
-                frame[2] += 1
-                pointer = f"{frame[1]}/{frame[2]}"
-                key = None
+            pos = ws(source, pos + 1, end).end()
+            if kind == "[":
+                indexes[-1] += 1
+                path[-1] = str(indexes[-1])
             else:
-                pos = yield from _read_key(source, pos, end, stack, err)
-                pointer = frame[1] + "/" + escape_pointer_token(frame[2])
-                key = frame[2]
+                key, kmap, ks, ke, pos = key_at(pos)
+                path[-1] = escape_pointer_token(key)
+                keys[-1] = key
+                yield JsonString(_pointer(path), key, True, key, ks, ke, kmap)
             expect_value = True
         elif ch == closer:
-            stack.pop()
+            kinds.pop()
+            path.pop()
+            keys.pop()
+            indexes.pop()
             pos += 1
-            expect_value = False
-            continue
         else:
             err(f"expected ',' or {closer!r}", pos)
-
-
-def _read_key(source: str, pos: int, end: int, stack: list, err):
-    """Read `"key" :` at pos; yields the key string; returns the position of the value."""
-    if pos >= end or source[pos] != '"':
-        err("expected a property name", pos)
-    m = _STRING.match(source, pos, end)
-    if m is None:
-        err("invalid string", pos)
-    text, omap = decode_string(source, m.start(1), m.end(1))
-    frame = stack[-1]
-    frame[2] = text
-    yield JsonString(frame[1] + "/" + escape_pointer_token(text), text, True, text, m.start(1), m.end(1), omap)
-    pos = _WS.match(source, m.end(), end).end()
-    if pos >= end or source[pos] != ":":
-        err("expected ':'", pos)
-    return _WS.match(source, pos + 1, end).end()

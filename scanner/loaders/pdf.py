@@ -7,6 +7,12 @@ way pdfminer's TextConverter does, so a span `page:N:START-END` means the same t
 pdfminer. Along the walk every character keeps the attributes pdfminer does not put in its text: the text
 render mode (3 and 7 are invisible), fill colour and alpha, effective size, and whether it lies outside the
 CropBox. Consecutive characters with equal attributes are stored as one `PdfRun`.
+
+One deliberate difference: pdfminer orders text boxes by grouping the closest pairs first and breaks ties
+between equal distances by `id()`, a memory address, so on pages with evenly spaced boxes (tables)
+extract_text's box order changes from run to run. We run pdfminer's own grouping code with ties broken by
+creation order instead, so our text is always the same and is exactly what extract_text gives when its
+addresses happen to be in creation order. Elsewhere the two are identical.
 """
 
 from __future__ import annotations
@@ -14,12 +20,15 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import itertools
 import logging
+import types
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
+import pdfminer.layout
 from pdfminer.converter import PDFPageAggregator
-from pdfminer.layout import LAParams, LTChar, LTContainer, LTText, LTTextBox
+from pdfminer.layout import LAParams, LTChar, LTContainer, LTPage, LTText, LTTextBox
 from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFPasswordIncorrect
 from pdfminer.pdfinterp import PDFGraphicState, PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
@@ -75,6 +84,28 @@ _Attrs = tuple[Optional[int], Fill, float, bool, Optional[float]]
 _NO_ATTRS: _Attrs = (None, None, 0.0, False, None)
 
 
+_creation_counter = itertools.count()
+
+
+def _creation_order(obj: Any) -> int:
+    """A stand-in for `id()` that numbers objects in the order it first sees them (their creation order)."""
+    attrs = obj.__dict__
+    if "_scan_seq" not in attrs:
+        attrs["_scan_seq"] = next(_creation_counter)
+    return attrs["_scan_seq"]
+
+
+def _with_deterministic_ties(func: types.FunctionType) -> types.FunctionType:
+    # The same code object, run with a globals dict in which `id` is _creation_order: pdfminer's grouping
+    # algorithm unchanged except for the tie-break, without patching pdfminer for anyone else.
+    namespace = dict(vars(pdfminer.layout), id=_creation_order)
+    return types.FunctionType(func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__)
+
+
+class _Page(LTPage):
+    group_textboxes = _with_deterministic_ties(LTPage.group_textboxes)
+
+
 class _GraphicState(PDFGraphicState):
     """pdfminer's graphics state plus fill alpha: its `gs` operator is a no-op, so `ca` is otherwise lost."""
 
@@ -126,6 +157,7 @@ class _Aggregator(PDFPageAggregator):
 
     def begin_page(self, page: PDFPage, ctm: Any) -> None:
         super().begin_page(page, ctm)
+        self.cur_item = _Page(self.cur_item.pageid, self.cur_item.bbox)
         # Layout coordinates are the page's user space moved (and rotated) by ctm; put the CropBox there too.
         x0, y0, x1, y1 = apply_matrix_rect(ctm, page.cropbox)
         self.crop = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))

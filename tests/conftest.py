@@ -1,0 +1,40 @@
+"""Test setup: the network lock is on for the whole session, before any test module is imported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scanner import netlock
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+REALDATA = SHARED / "realdata"
+EXAMPLE_TREE = REPO / "fixtures" / "web-search"
+
+
+def pytest_configure(config):
+    netlock.install(allow_loopback=False)
+
+
+@pytest.fixture
+def loopback():
+    """Opt in to loopback connections (the replay server's tests); everything else stays blocked."""
+    previous = netlock.set_loopback(True)
+    yield
+    netlock.set_loopback(previous)
+
+
+def realdata_files(kind: str) -> list[Path]:
+    folder = REALDATA / kind
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_file())
+
+
+def require_realdata(kind: str) -> list[Path]:
+    files = realdata_files(kind)
+    if not files:
+        pytest.skip(f"../shared/realdata/{kind} is not present")
+    return files
