@@ -577,10 +577,12 @@ def test_author_metadata_unit():
 
 
 def test_truncated_real_pdf():
+    # pdfminer cannot recover this file cut in half (its fallback scan runs into the end of the data), and
+    # neither can extract_text: the honest result is "unparsed".
     path = realdata("mx_ssa__Comunicado_Tecnico_Diario_COVID-19_2020.03.16.pdf")
-    data = path.read_bytes()
-    result = _load_or_error(data[: len(data) // 2])
-    if isinstance(result, Document):
-        for unit in result.units:
-            if unit.channel is Channel.PDF_TEXT:
-                assert result.pages[unit.page - 1].text[unit.start:unit.end] == unit.text
+    data = path.read_bytes()[: path.stat().st_size // 2]
+    with pytest.raises(Exception):
+        extract_text(io.BytesIO(data))
+    with pytest.raises(LoadError) as err:
+        load_pdf(data, "half.pdf")
+    assert err.value.code == "unparsed" and err.value.message.startswith("broken PDF: ")

@@ -191,9 +191,10 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
                 if el is not None and el.context:
                     channel = text_channel(el)
                 emit(tok.data_start, tok.data_end, channel, el, locator=tok.tag)
-            else:
-                emit(tok.data_start, tok.data_end, Channel.SCRIPT if tok.tag != "xmp" else Channel.VISIBLE_TEXT,
-                     el, locator=tok.tag, decode=False)
+            elif tok.tag == "xmp":
+                emit(tok.data_start, tok.data_end, Channel.VISIBLE_TEXT, el, locator=tok.tag, decode=False)
+            else:  # iframe, noembed, noframes: fallback content a browser does not show
+                emit(tok.data_start, tok.data_end, Channel.NOSCRIPT, el, locator=tok.tag, decode=False)
         elif kind == "end":
             tag = tok.tag
             for i in range(len(stack) - 1, -1, -1):

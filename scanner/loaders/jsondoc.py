@@ -25,8 +25,9 @@ _CHARSET = re.compile(r"charset\s*=\s*\"?([^\s;\"]+)", re.I)
 
 
 def _strings(text: str, path: str, start: int = 0, end: int | None = None) -> list[JsonString]:
+    """Every non-empty key and string value (an empty string carries nothing to scan)."""
     try:
-        return list(iter_strings(text, start, end))
+        return [s for s in iter_strings(text, start, end) if s.text]
     except JsonSyntaxError as exc:
         raise LoadError(path, f"invalid JSON: {exc}") from None
 
@@ -76,7 +77,7 @@ def _load_lines(doc: Document, text: str) -> None:
         if not text[start:end].strip():
             continue
         try:
-            strings = list(iter_strings(text, start, end))
+            strings = [s for s in iter_strings(text, start, end) if s.text]
         except JsonSyntaxError as exc:
             doc.problems.append(f"line {lineno}: invalid JSON: {exc}")
             continue
@@ -223,7 +224,7 @@ def _load_text_body(doc: Document, text: str, mime: str, base_map, container: st
         return
     if "json" in mime:
         try:
-            strings = list(iter_strings(text))
+            strings = [js for js in iter_strings(text) if js.text]
         except JsonSyntaxError as exc:
             doc.problems.append(f"{container}: body is not valid JSON ({exc}); scanned as text")
         else:
