@@ -50,20 +50,22 @@ def _assemble(objects: dict[int, bytes], trailer: bytes) -> bytes:
     return bytes(out)
 
 
-FONT, IMAGE, INFO, ENCRYPT, FIRST_PAGE = 3, 4, 5, 6, 10
+FONT, IMAGE, INFO, ENCRYPT, FORM, FIRST_PAGE = 3, 4, 5, 6, 7, 10
 
 
 def make_pdf(contents: list[bytes], *, mediabox=(0, 0, 300, 300), cropbox=None, info: dict[str, str | bytes] | None = None,
-             encrypt=None) -> bytes:
-    """One page per content stream. Resources: /F1 Helvetica, /Im1 a 1x1 grey image, /GS0 (ca 0.25),
-    /GS1 (ca 0). `encrypt(objnum, data) -> bytes` encrypts streams and strings, with its dict and /ID given
-    as `encrypt.dict` and `encrypt.id`."""
+             encrypt=None, form: bytes = b"") -> bytes:
+    """One page per content stream. Resources: /F1 Helvetica, /Im1 a 1x1 grey image, /Fm1 a form XObject
+    whose content is `form`, /GS0 (ca 0.25), /GS1 (ca 0). `encrypt(objnum, data) -> bytes` encrypts streams
+    and strings, with its dict and /ID given as `encrypt.dict` and `encrypt.id`."""
     crypt = encrypt or (lambda num, data: data)
     objects: dict[int, bytes] = {
         1: b"<< /Type /Catalog /Pages 2 0 R >>",
         FONT: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
         IMAGE: _stream(crypt(IMAGE, b"\x80"), b"/Type /XObject /Subtype /Image /Width 1 /Height 1 "
                                                b"/ColorSpace /DeviceGray /BitsPerComponent 8"),
+        FORM: _stream(crypt(FORM, form), b"/Type /XObject /Subtype /Form /BBox [0 0 300 300] "
+                                         b"/Resources << /Font << /F1 %d 0 R >> >>" % FONT),
     }
     kids = []
     box = b"/MediaBox [%s]" % b" ".join(b"%g" % v for v in mediabox)
@@ -73,8 +75,8 @@ def make_pdf(contents: list[bytes], *, mediabox=(0, 0, 300, 300), cropbox=None, 
         page, stream = FIRST_PAGE + 2 * i, FIRST_PAGE + 2 * i + 1
         kids.append(b"%d 0 R" % page)
         objects[page] = (b"<< /Type /Page /Parent 2 0 R %s /Contents %d 0 R /Resources << /Font << /F1 %d 0 R >> "
-                         b"/XObject << /Im1 %d 0 R >> /ExtGState << /GS0 << /ca 0.25 >> /GS1 << /ca 0 >> >> >> >>"
-                         % (box, stream, FONT, IMAGE))
+                         b"/XObject << /Im1 %d 0 R /Fm1 %d 0 R >> /ExtGState << /GS0 << /ca 0.25 >> /GS1 << /ca 0 >> >> >> >>"
+                         % (box, stream, FONT, IMAGE, FORM))
         objects[stream] = _stream(crypt(stream, content))
     objects[2] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(kids), len(kids))
     trailer = b"/Root 1 0 R"
@@ -307,6 +309,28 @@ def test_fill_alpha_from_extgstate():
     assert attr_of(doc, "Faint words", "alpha") == 0.25
     assert attr_of(doc, "Transparent words", "alpha") == 0.0
     assert attr_of(doc, "Opaque again", "alpha") == 1.0
+    check_structure(doc, data)
+
+
+def test_form_xobject_inherits_mode_fill_and_alpha_at_do():
+    # The form's text sets none of these itself, so it is drawn with the state in force at `Do`.
+    form = text_at(20, 250, "Form words")
+    data = make_pdf([b"q 3 Tr /Fm1 Do Q", b"q 1 1 1 rg /Fm1 Do Q", b"q /GS1 gs /Fm1 Do Q", b"/Fm1 Do"], form=form)
+    doc = load_pdf(data, "form.pdf")
+    runs = [runs_covering(page, "Form words") for page in doc.pages]
+    assert all(len(r) == 1 for r in runs)
+    assert [(r[0].render_mode, r[0].fill, r[0].alpha) for r in runs] == [
+        (3, (0.0, 0.0, 0.0), 1.0), (0, (1.0, 1.0, 1.0), 1.0), (0, (0.0, 0.0, 0.0), 0.0), (0, (0.0, 0.0, 0.0), 1.0)]
+    check_structure(doc, data)
+
+
+def test_form_xobject_own_settings_win():
+    form = b"0 Tr 0 0 1 rg " + text_at(20, 250, "Form words")
+    data = make_pdf([b"q 3 Tr 1 1 1 rg /Fm1 Do Q " + text_at(20, 100, "Page words")], form=form)
+    doc = load_pdf(data, "form.pdf")
+    assert attr_of(doc, "Form words", "render_mode") == 0
+    assert attr_of(doc, "Form words", "fill") == (0.0, 0.0, 1.0)
+    assert attr_of(doc, "Page words", "render_mode") == 0  # Q restored the page state
     check_structure(doc, data)
 
 

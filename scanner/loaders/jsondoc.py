@@ -201,6 +201,8 @@ def _load_body(doc: Document, s: JsonString, ctype: str, part: dict) -> None:
                 return
             for u in pdf.units:
                 u.container = container
+            for page in pdf.pages:
+                page.container = container
             doc.units.extend(pdf.units)
             doc.pages.extend(pdf.pages)
             doc.problems.extend(f"{container}: {p}" for p in pdf.problems)

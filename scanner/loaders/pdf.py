@@ -13,6 +13,9 @@ between equal distances by `id()`, a memory address, so on pages with evenly spa
 extract_text's box order changes from run to run. We run pdfminer's own grouping code with ties broken by
 creation order instead, so our text is always the same and is exactly what extract_text gives when its
 addresses happen to be in creation order. Elsewhere the two are identical.
+
+Attributes follow the PDF graphics state more closely than pdfminer does where that cannot move a character:
+`gs` fill alpha is tracked, and a form XObject inherits render mode, fill colour and alpha from its `Do`.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ class PdfRun:
     fill: Fill                  # RGB 0..1; None for patterns, spot/indexed/Lab colours, or malformed colours
     font_size: float
     outside_cropbox: bool       # the character's bbox does not overlap the CropBox at all
-    alpha: float | None         # fill alpha `ca` (1.0 unless an ExtGState set it)
+    alpha: float | None         # fill alpha `ca` from ExtGState (1.0, the PDF default, unless one set it)
 
 
 @dataclass
@@ -109,9 +112,9 @@ class _Page(LTPage):
 class _GraphicState(PDFGraphicState):
     """pdfminer's graphics state plus fill alpha: its `gs` operator is a no-op, so `ca` is otherwise lost."""
 
-    def __init__(self, alpha: float = 1.0) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.alpha = alpha
+        self.alpha = 1.0
 
     def copy(self) -> "_GraphicState":
         # The base copy() builds a plain PDFGraphicState and would drop alpha at every q/Q and text show.
@@ -119,16 +122,24 @@ class _GraphicState(PDFGraphicState):
 
 
 class _Interpreter(PDFPageInterpreter):
-    _inherited_alpha = 1.0
+    # (render mode, fill colour space, fill colour, alpha) in force at the `Do` that invoked this form XObject.
+    _inherited: tuple | None = None
 
     def init_state(self, ctm: Any) -> None:
         super().init_state(ctm)
-        self.graphicstate = _GraphicState(self._inherited_alpha)
+        self.graphicstate = _GraphicState()
+        if self._inherited is not None:
+            mode, ncs, ncolor, alpha = self._inherited
+            self.textstate.render = mode
+            self.graphicstate.ncs, self.graphicstate.ncolor, self.graphicstate.alpha = ncs, ncolor, alpha
 
     def subinterp(self) -> "PDFPageInterpreter":
-        # pdfminer starts a form XObject with a fresh state; alpha set before `Do` applies inside the form.
+        # A form XObject inherits the graphics state at its `Do`, but pdfminer starts it from defaults, which
+        # would report `3 Tr /Fm Do` text as visible. We carry over only what does not move characters, so
+        # the layout (and so the page text) stays exactly pdfminer's.
         interp = super().subinterp()
-        interp._inherited_alpha = getattr(self.graphicstate, "alpha", 1.0)
+        gs = self.graphicstate
+        interp._inherited = (self.textstate.render, gs.ncs, gs.ncolor, getattr(gs, "alpha", 1.0))
         return interp
 
     def do_gs(self, name: Any) -> None:

@@ -1,0 +1,129 @@
+"""Text normalisation for matching, with a map back to the original characters.
+
+Rules match on a folded form of the text — lower case, no accents ("ESTA EMPRESA ESTÁ VERIFICADA" →
+"esta empresa esta verificada"), compatibility forms folded (NFKC: fullwidth "ｉｇｎｏｒａ" → "ignora"),
+invisible format characters removed (zero-width spaces inside a word), and common confusable letters
+(Cyrillic "а", Greek "ο") read as the Latin letters they imitate. A match found in the folded text maps back
+to the exact original characters through `Normalized.span()`.
+
+Speed: most text folds one character to one character, which `str.translate` does at C speed with an
+identity map. Only text holding a character that folds to zero or several characters takes the per-character
+path.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# Invisible characters an attacker uses to split words ("ig\u200bnora"): removed before matching.
+INVISIBLE = frozenset(
+    [0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F,
+     0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0x2066, 0x2067, 0x2068,
+     0x2069, 0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0x3164, 0xFE00, 0xFE0F, 0xFEFF, 0xFFA0]
+    + list(range(0xFE00, 0xFE10)) + list(range(0xE0000, 0xE0080))
+)
+
+# Letters from other scripts that look like Latin ones (a subset of Unicode's confusables.txt that covers
+# the Cyrillic and Greek homoglyphs used against keyword filters).
+CONFUSABLES = {
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԁ": "d", "ɡ": "g", "һ": "h", "ӏ": "l", "ԛ": "q",
+    "ԝ": "w", "ո": "n", "ս": "u", "α": "a", "ο": "o", "ρ": "p", "ν": "v", "τ": "t", "ι": "i", "κ": "k", "υ": "u",
+    "χ": "x", "ε": "e", "η": "n", "ϲ": "c", "ϳ": "j", "ɑ": "a", "ı": "i", "ℓ": "l", "ⅰ": "i",
+}
+
+_SIMPLE_TABLE: dict[int, str] = {}
+_COMPLEX: set[int] = set()
+
+
+def _fold_char(ch: str) -> str:
+    if ord(ch) in INVISIBLE:
+        return ""
+    text = unicodedata.normalize("NFKC", ch).casefold()
+    out = []
+    for c in unicodedata.normalize("NFD", text):
+        if unicodedata.combining(c):
+            continue
+        out.append(CONFUSABLES.get(c, c))
+    return "".join(out)
+
+
+def _build_tables() -> None:
+    ranges = [(0x80, 0x2FFF), (0xFB00, 0xFB4F), (0xFE00, 0xFE6F), (0xFF00, 0xFFEF)]
+    for cp in range(0x41, 0x5B):
+        _SIMPLE_TABLE[cp] = chr(cp + 32)
+    for lo, hi in ranges:
+        for cp in range(lo, hi + 1):
+            ch = chr(cp)
+            folded = _fold_char(ch)
+            if len(folded) == 1:
+                if folded != ch:
+                    _SIMPLE_TABLE[cp] = folded
+            else:
+                _COMPLEX.add(cp)
+    _COMPLEX.update(INVISIBLE)
+
+
+_build_tables()
+
+
+def _char_class(codepoints) -> str:
+    cps = sorted(codepoints)
+    parts = []
+    i = 0
+    while i < len(cps):
+        j = i
+        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
+            j += 1
+        parts.append(re.escape(chr(cps[i])) + ("-" + re.escape(chr(cps[j])) if j > i else ""))
+        i = j + 1
+    return "".join(parts)
+
+
+# Any character the fast path cannot fold one-to-one: a complex one, or anything beyond the tables' ranges.
+_NEEDS_SLOW_PATH = re.compile("[" + _char_class(_COMPLEX) + "\u3000-\uF8FF\U00010000-\U0010FFFF]")
+
+
+@dataclass(slots=True)
+class Normalized:
+    text: str                      # the folded text
+    original: str
+    index: list[int] | None        # folded index -> original index (None: identity)
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Original span covering the folded span [start, end)."""
+        if self.index is None:
+            return start, end
+        if end <= start:
+            pos = self.index[start] if start < len(self.index) else len(self.original)
+            return pos, pos
+        s = self.index[start]
+        e = self.index[end - 1] + 1
+        # a character folded into several (ﬁ → fi) maps each piece to the same original character
+        return s, e
+
+
+def normalize(text: str) -> Normalized:
+    if text.isascii():
+        return Normalized(text.lower(), text, None)
+    if _NEEDS_SLOW_PATH.search(text) is None:
+        return Normalized(text.translate(_SIMPLE_TABLE), text, None)
+    out: list[str] = []
+    index: list[int] = []
+    for i, ch in enumerate(text):
+        cp = ord(ch)
+        if cp < 0x80:
+            out.append(ch.lower() if "A" <= ch <= "Z" else ch)
+            index.append(i)
+            continue
+        if cp in _SIMPLE_TABLE:
+            out.append(_SIMPLE_TABLE[cp])
+            index.append(i)
+            continue
+        folded = _fold_char(ch) if (cp in _COMPLEX or cp >= 0x3000) else ch
+        for c in folded:
+            out.append(c)
+            index.append(i)
+    return Normalized("".join(out), text, index)

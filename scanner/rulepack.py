@@ -1,0 +1,183 @@
+"""Rule packs: one rule per YAML file, validated by a pydantic model, each carrying its own examples.
+
+A reviewer adds a rule by writing a YAML file (see `scanner/rules/injection/*.yaml` and the JSON Schema in
+`schemas/rule.schema.json`); logic that needs code is a named predicate in `scanner/injection/predicates.py`
+that the YAML refers to, and the phrase lexicon the signals are built from is `lexicon.yaml` beside the rules.
+Loading never executes anything: YAML is read with the safe loader and every name is checked.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from scanner.units import Channel
+
+BUILTIN_RULES = Path(__file__).resolve().parent / "rules"
+RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
+
+
+class RuleError(Exception):
+    """A rule pack that cannot be used: the message names the file and the problem."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Help(_Strict):
+    what: str = Field(description="What it detects")
+    why: str = Field(description="Why it matters")
+    example: str = Field(description="An example of what it flags")
+    fix: str = Field(description="What to do")
+
+
+class Example(_Strict):
+    file: str = Field(description="A file name; its extension chooses the loader (.html, .json, .txt, .md)")
+    content: str
+    note: str = ""
+
+
+class Examples(_Strict):
+    positive: list[Example] = Field(min_length=2)
+    negative: list[Example] = Field(min_length=2)
+
+
+class Match(_Strict):
+    channels: list[Channel] = Field(min_length=1, description="Channels the rule looks at")
+    require: list[str] = Field(default_factory=list, description="Named predicates that must all hold for the unit")
+    exclude: list[str] = Field(default_factory=list, description="Named predicates any of which excludes the unit")
+    decode: Optional[Literal["unicode_tags", "base64"]] = Field(
+        default=None, description="Decode hidden content first and judge the decoded text")
+    signal: str = Field(description="A signal of the lexicon the (decoded) text must show")
+    span: Literal["unit", "sentence"] = Field(
+        default="unit", description="unit: the finding covers the whole unit; sentence: the sentences with the evidence")
+
+
+class Rule(_Strict):
+    id: str
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    kind: Literal["injection", "pii", "secret"]
+    vector: Optional[str] = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+    severity: Literal["error", "warning", "note"]
+    precision: Literal["very-high", "high", "medium", "low"]
+    security_severity: float = Field(ge=0.0, le=10.0, description="GitHub code scanning security-severity")
+    tags: list[str] = Field(default_factory=list)
+    message: str
+    match: Match
+    help: Help
+    examples: Examples
+    source: str = Field(default="", exclude=True)
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, v: str) -> str:
+        if not RULE_ID.match(v):
+            raise ValueError("rule ids look like INJ001")
+        return v
+
+    @model_validator(mode="after")
+    def _injection_has_vector(self):
+        if self.kind == "injection" and not self.vector:
+            raise ValueError("an injection rule names its vector")
+        return self
+
+
+class PatternGroup(_Strict):
+    description: str
+    patterns: list[str] = Field(min_length=1)
+    positive: list[str] = Field(min_length=2, description="Texts in which the group must match")
+    negative: list[str] = Field(min_length=2, description="Texts in which it must not")
+
+
+class Lexicon(_Strict):
+    groups: dict[str, PatternGroup]
+    signals: dict[str, list[list[str]]] = Field(
+        description="signal -> any of these conjunctions of group names")
+
+    @model_validator(mode="after")
+    def _signals_name_groups(self):
+        for name, alternatives in self.signals.items():
+            for conj in alternatives:
+                for g in conj:
+                    if g not in self.groups:
+                        raise ValueError(f"signal {name} names unknown group {g}")
+        return self
+
+
+def _load_yaml(path: Path):
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleError(f"{path}: cannot read: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise RuleError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
+
+
+def _validation_message(path: Path, exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(x) for x in first["loc"]) or "(top)"
+    return f"{path}: {where}: {first['msg']}"
+
+
+def load_lexicon(path: Path) -> Lexicon:
+    data = _load_yaml(path)
+    try:
+        lexicon = Lexicon.model_validate(data)
+    except ValidationError as exc:
+        raise RuleError(_validation_message(path, exc)) from None
+    for name, group in lexicon.groups.items():
+        for pattern in group.patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise RuleError(f"{path}: group {name}: invalid pattern {pattern!r}: {exc}") from None
+    return lexicon
+
+
+def load_rule(path: Path, predicates: set[str], signals: set[str]) -> Rule:
+    data = _load_yaml(path)
+    try:
+        rule = Rule.model_validate(data)
+    except ValidationError as exc:
+        raise RuleError(_validation_message(path, exc)) from None
+    for name in rule.match.require + rule.match.exclude:
+        if name not in predicates:
+            raise RuleError(f"{path}: match: unknown predicate {name!r} (known: {', '.join(sorted(predicates))})")
+    if rule.match.signal not in signals:
+        raise RuleError(f"{path}: match.signal: unknown signal {rule.match.signal!r}")
+    rule.source = str(path)
+    return rule
+
+
+def rule_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.rglob("*.y*ml") if p.name != "lexicon.yaml" and p.suffix in (".yaml", ".yml"))
+
+
+@lru_cache(maxsize=8)
+def load_pack(directories: tuple[Path, ...] = (BUILTIN_RULES / "injection",)):
+    """The lexicon and rules of the given directories (the first one's lexicon.yaml is the lexicon)."""
+    from scanner.injection.predicates import PREDICATES
+
+    lexicon_path = directories[0] / "lexicon.yaml"
+    lexicon = load_lexicon(lexicon_path)
+    rules: list[Rule] = []
+    seen: dict[str, str] = {}
+    for directory in directories:
+        if not directory.is_dir():
+            raise RuleError(f"{directory}: not a directory")
+        extra = directory / "lexicon.yaml"
+        if directory != directories[0] and extra.exists():
+            raise RuleError(f"{extra}: only one lexicon per scan (the built-in one)")
+        for path in rule_files(directory):
+            rule = load_rule(path, set(PREDICATES), set(lexicon.signals))
+            if rule.id in seen:
+                raise RuleError(f"{path}: rule id {rule.id} is already used by {seen[rule.id]}")
+            seen[rule.id] = str(path)
+            rules.append(rule)
+    return lexicon, tuple(rules)
