@@ -132,6 +132,56 @@ def manifest_update(root: Path, paths, captured_at, cls, case, synthetic, rehash
     sys.exit(EXIT_FAIL if result.failed else EXIT_OK)
 
 
+# --- scan ---------------------------------------------------------------------------------------------
+
+def _kinds(value: str) -> tuple[str, ...]:
+    from scanner.scan import ALL_KINDS
+
+    kinds = tuple(k.strip() for k in value.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in ALL_KINDS]
+    if not kinds or unknown:
+        raise click.BadParameter(f"choose from {', '.join(ALL_KINDS)} (got {value!r})", param_hint="--kinds")
+    return kinds
+
+
+def _rule_dirs(rules: tuple[Path, ...]) -> tuple[Path, ...] | None:
+    if not rules:
+        return None
+    from scanner.rulepack import BUILTIN_RULES
+
+    for directory in rules:
+        if not directory.is_dir():
+            raise RunError(f"{directory}: --rules needs a directory of rule YAML files")
+    return (BUILTIN_RULES / "injection",) + tuple(d.resolve() for d in rules)
+
+
+@cli.command("scan")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@format_option(("text", "json"))
+@output_option
+@click.option("--kinds", default="injection", show_default=True, help="Comma-separated kinds to scan for.")
+@click.option("--rules", "rules", multiple=True, type=click.Path(path_type=Path),
+              help="An extra directory of rule YAML files (repeatable), validated like the built-in ones.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "note"]), default="warning", show_default=True,
+              help="Lowest finding severity that makes the exit code 1.")
+def scan_command(paths, fmt, output, kinds, rules, fail_on) -> None:
+    """Scan files and folders for hidden prompt injection."""
+    from scanner.rulepack import RuleError
+    from scanner.scan import Scanner, format_text
+
+    kind_list = _kinds(kinds)
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        raise RunError(f"{missing[0]}: no such file or directory")
+    try:
+        scanner = Scanner(kind_list, _rule_dirs(rules))
+    except RuleError as exc:
+        raise RunError(str(exc)) from None
+    result = scanner.scan(list(paths))
+    emit(to_json(result.to_json()) if fmt == "json" else format_text(result), output)
+    sys.exit(EXIT_FAIL if result.fails(fail_on) else EXIT_OK)
+
+
 # --- units: what the loaders see ------------------------------------------------------------------------
 
 @cli.command("units")

@@ -37,10 +37,35 @@ class Help(_Strict):
     fix: str = Field(description="What to do")
 
 
+class PdfRunSpec(_Strict):
+    text: str
+    x: float = 72
+    y: float = 720
+    size: float = 12
+    render_mode: int = 0
+    fill: list[float] = Field(default_factory=lambda: [0.0, 0.0, 0.0])
+    alpha: Optional[float] = None
+
+
+class PdfPageSpec(_Strict):
+    image: bool = Field(default=False, description="Draw an image over the whole page (the shape of a scan)")
+    runs: list[PdfRunSpec]
+
+
 class Example(_Strict):
-    file: str = Field(description="A file name; its extension chooses the loader (.html, .json, .txt, .md)")
-    content: str
+    file: str = Field(description="A file name; its extension chooses the loader (.html, .json, .txt, .md, .pdf)")
+    content: str = ""
+    pdf: Optional[list[PdfPageSpec]] = Field(default=None, description="For a .pdf example: its pages, written by scanner.pdfwriter")
     note: str = ""
+
+    def to_bytes(self) -> bytes:
+        if self.pdf is None:
+            return self.content.encode("utf-8")
+        from scanner.pdfwriter import TextRun, make_pdf
+
+        pages = [[TextRun(r.text, r.x, r.y, r.size, r.render_mode, tuple(r.fill), r.alpha) for r in page.runs]
+                 for page in self.pdf]
+        return make_pdf(pages, image_pages={i for i, page in enumerate(self.pdf) if page.image})
 
 
 class Examples(_Strict):
@@ -52,7 +77,7 @@ class Match(_Strict):
     channels: list[Channel] = Field(min_length=1, description="Channels the rule looks at")
     require: list[str] = Field(default_factory=list, description="Named predicates that must all hold for the unit")
     exclude: list[str] = Field(default_factory=list, description="Named predicates any of which excludes the unit")
-    decode: Optional[Literal["unicode_tags", "base64"]] = Field(
+    decode: Optional[Literal["unicode_tags", "zero_width", "base64"]] = Field(
         default=None, description="Decode hidden content first and judge the decoded text")
     signal: str = Field(description="A signal of the lexicon the (decoded) text must show")
     span: Literal["unit", "sentence"] = Field(

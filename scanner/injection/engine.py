@@ -73,7 +73,8 @@ def decode_base64(text: str) -> list[Decoded]:
         blob = m.group(0)
         if blob.isalpha() or blob.isdigit():       # a long word or number, not base64
             continue
-        padded = blob + "=" * (-len(blob.rstrip("=")) % 4)
+        core = blob.rstrip("=")
+        padded = core + "=" * (-len(core) % 4)
         try:
             raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
             decoded = raw.decode("utf-8")
@@ -121,8 +122,6 @@ class InjectionScanner:
                     finding = self._decoded(rule, unit, doc, page_lines)
                     if finding:
                         findings.append(finding)
-                    continue
-                if triggerless:
                     continue
                 if cache is None:
                     cache = UnitText(unit.text, self.lexicon)

@@ -1,0 +1,120 @@
+"""`scan`: load each file, run the rule kinds asked for, collect findings, per-document summaries and errors.
+
+A file that cannot be loaded is an error entry (`unparsed`, `encrypted`, `format_tables_ocr`, …) and its
+document entry says so: it is never passed as clean. One bad file never stops the scan of the others.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scanner import TOOL_NAME, __version__
+from scanner.findings import SEVERITY_ORDER, Finding
+from scanner.loaders import SCANNABLE_EXT, iter_files, load_path
+from scanner.units import Document, LoadError
+
+ALL_KINDS = ("injection",)
+
+
+@dataclass
+class ScanResult:
+    files_scanned: int = 0
+    errors: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    documents: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "tool": {"name": TOOL_NAME, "version": __version__},
+            "files_scanned": self.files_scanned,
+            "errors": self.errors,
+            "findings": [f.to_json() for f in self.findings],
+            "documents": self.documents,
+        }
+
+    def fails(self, threshold: str = "warning") -> bool:
+        level = SEVERITY_ORDER[threshold]
+        return bool(self.errors) or any(SEVERITY_ORDER[f.severity] >= level for f in self.findings)
+
+
+@dataclass
+class Target:
+    path: Path
+    display: str
+
+
+def collect_targets(paths: list[Path]) -> list[Target]:
+    """Files to scan: directories are walked (scannable extensions only), files are taken as given."""
+    targets: list[Target] = []
+    for root in paths:
+        if root.is_dir():
+            for f in iter_files([root]):
+                if f.suffix.lower() in SCANNABLE_EXT:
+                    targets.append(Target(f, f.relative_to(root).as_posix()))
+        else:
+            targets.append(Target(root, root.as_posix()))
+    return targets
+
+
+class Scanner:
+    def __init__(self, kinds=ALL_KINDS, rule_dirs: tuple | None = None):
+        self.kinds = tuple(kinds)
+        self.injection = None
+        if "injection" in self.kinds:
+            from scanner.injection.engine import InjectionScanner
+
+            self.injection = InjectionScanner(rule_dirs)
+
+    def scan_document(self, doc: Document) -> list[Finding]:
+        findings: list[Finding] = []
+        if self.injection is not None:
+            findings.extend(self.injection.scan(doc))
+        return findings
+
+    def scan(self, paths: list[Path]) -> ScanResult:
+        result = ScanResult()
+        for target in collect_targets(paths):
+            result.files_scanned += 1
+            entry = {"path": target.display, "injection_vectors": [], "pii_entities": [], "secret_entities": []}
+            try:
+                doc = load_path(target.path, target.display)
+            except LoadError as exc:
+                result.errors.append({"path": target.display, "code": exc.code, "message": exc.message})
+                entry["error"] = {"code": exc.code, "message": exc.message}
+                result.documents.append(entry)
+                continue
+            doc.meta["abs_path"] = os.path.abspath(target.path)
+            for body_error in doc.meta.get("body_errors", []):
+                where = f"{target.display}#{body_error['container']}"
+                result.errors.append({"path": where, "code": body_error["code"], "message": body_error["message"]})
+                entry.setdefault("errors", []).append(body_error)
+            findings = self.scan_document(doc)
+            result.findings.extend(findings)
+            entry["injection_vectors"] = sorted({f.vector for f in findings if f.kind == "injection" and f.vector})
+            entry["pii_entities"] = sorted({f.entity for f in findings if f.kind == "pii" and f.entity})
+            entry["secret_entities"] = sorted({f.entity for f in findings if f.kind == "secret" and f.entity})
+            result.documents.append(entry)
+        return result
+
+
+def format_text(result: ScanResult) -> str:
+    lines: list[str] = []
+    by_path: dict[str, list[Finding]] = {}
+    for f in result.findings:
+        by_path.setdefault(f.path, []).append(f)
+    for path in sorted(by_path):
+        lines.append(path)
+        for f in by_path[path]:
+            where = f"page {f.page} {f.line}:{f.column}" if f.page else f"{f.line}:{f.column}"
+            label = f.vector or f.entity or ""
+            lines.append(f"  {where:<12} {f.severity:<7} {f.rule_id} {label}: {f.message}")
+            lines.append(f"  {'':<12} evidence: {f.evidence}")
+    for e in result.errors:
+        lines.append(f"{e['path']}: error: {e['code']}: {e['message']}")
+    flagged = len(by_path)
+    lines.append(f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} in {flagged} of "
+                 f"{result.files_scanned} files"
+                 + (f"; {len(result.errors)} could not be read" if result.errors else ""))
+    return "\n".join(lines)
