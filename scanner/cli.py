@@ -182,6 +182,35 @@ def scan_command(paths, fmt, output, kinds, rules, fail_on) -> None:
     sys.exit(EXIT_FAIL if result.fails(fail_on) else EXIT_OK)
 
 
+# --- corpus -------------------------------------------------------------------------------------------
+
+@cli.group()
+def corpus() -> None:
+    """The reviewed injection corpus."""
+
+
+@corpus.command("check")
+@click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path),
+              help="Corpus directory (default: ./corpus, else the one beside the package).")
+@click.option("--rules", "rules", multiple=True, type=click.Path(path_type=Path), help="Extra rule directory (repeatable).")
+@format_option()
+@output_option
+def corpus_check(corpus_dir, rules, fmt, output) -> None:
+    """Run the rule packs over the corpus: recall per vector and false positives."""
+    from scanner.corpus import CorpusError, check_corpus, default_corpus_dir, format_text
+    from scanner.rulepack import RuleError
+    from scanner.scan import Scanner
+
+    directory = corpus_dir or default_corpus_dir()
+    try:
+        scanner = Scanner(("injection",), _rule_dirs(rules))
+        report = check_corpus(directory, scanner)
+    except (CorpusError, RuleError) as exc:
+        raise RunError(str(exc)) from None
+    emit(to_json(report.to_json()) if fmt == "json" else format_text(report), output)
+    sys.exit(EXIT_FAIL if report.failed else EXIT_OK)
+
+
 # --- units: what the loaders see ------------------------------------------------------------------------
 
 @cli.command("units")

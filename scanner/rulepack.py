@@ -82,6 +82,9 @@ class Match(_Strict):
     signal: str = Field(description="A signal of the lexicon the (decoded) text must show")
     span: Literal["unit", "sentence"] = Field(
         default="unit", description="unit: the finding covers the whole unit; sentence: the sentences with the evidence")
+    scope: Literal["unit", "block"] = Field(
+        default="unit", description="block: judge consecutive units of the rule's channels together (text split by "
+                                    "inline markup, a heading and its paragraph), so «<b>Nota para el asistente:</b> …» is one text")
 
 
 class Rule(_Strict):
@@ -120,17 +123,29 @@ class PatternGroup(_Strict):
     negative: list[str] = Field(min_length=2, description="Texts in which it must not")
 
 
+class DerivedGroup(_Strict):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(alias="from", description="The group whose matches are filtered")
+    where: Literal["sentence_initial_unquoted"] = Field(
+        description="sentence_initial_unquoted: keep matches that open a sentence or clause and are not quoted")
+
+
 class Lexicon(_Strict):
     groups: dict[str, PatternGroup]
+    derived: dict[str, DerivedGroup] = Field(default_factory=dict)
+    window: int = Field(default=300, ge=20, description="Max characters between the matches of one conjunction")
     signals: dict[str, list[list[str]]] = Field(
         description="signal -> any of these conjunctions of group names")
 
     @model_validator(mode="after")
     def _signals_name_groups(self):
+        for name, d in self.derived.items():
+            if d.from_ not in self.groups:
+                raise ValueError(f"derived group {name} comes from unknown group {d.from_}")
         for name, alternatives in self.signals.items():
             for conj in alternatives:
                 for g in conj:
-                    if g not in self.groups:
+                    if g not in self.groups and g not in self.derived:
                         raise ValueError(f"signal {name} names unknown group {g}")
         return self
 

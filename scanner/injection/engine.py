@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -93,17 +94,81 @@ _DECODE_HINT = {
 }
 
 
+INLINE_TAGS = frozenset({
+    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "label", "mark", "q",
+    "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr", "big", "tt", "strike",
+})
+_TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)")
+_TAG = re.compile(r"<[^>]*>")
+
+
+@dataclass(slots=True)
+class Block:
+    """Consecutive units read as one text; `starts[k]` is where unit k begins in `text`."""
+    units: list
+    starts: list[int]
+    text: str
+
+    def locate(self, i: int) -> tuple[int, int]:
+        """(unit index, offset inside that unit) of block offset i (separators belong to the unit before)."""
+        k = bisect.bisect_right(self.starts, i) - 1
+        k = max(k, 0)
+        return k, min(i - self.starts[k], len(self.units[k].text))
+
+
+def _separator(doc: Document, a, b) -> str:
+    """"" when only inline markup lies between two units of one HTML document, a line break otherwise."""
+    if a.page is not None or b.page is not None:
+        return "" if (a.page == b.page and a.end == b.start) else "\n"
+    if a.container != b.container or b.start < a.end or a.channel != b.channel:
+        return "\n"
+    between = doc.text[a.end:b.start]
+    if len(between) > 400 or "<!--" in between:
+        return "\n"
+    names = _TAG_NAME.findall(between)
+    if any(n.lower() not in INLINE_TAGS for n in names):
+        return "\n"
+    gap = _TAG.sub("", between)
+    if "\n" in gap and not names:
+        return "\n"
+    return " " if gap.strip() == "" and gap else ("" if not gap else " ")
+
+
+def build_blocks(doc: Document, units: list) -> list[Block]:
+    """All the units as one block, joined by their separators (the signal window keeps distant words apart)."""
+    blocks: list[Block] = []
+    current = list(units)
+    if not current:
+        return blocks
+    parts: list[str] = []
+    starts: list[int] = []
+    pos = 0
+    for k, u in enumerate(current):
+        if k:
+            sep = _separator(doc, current[k - 1], u)
+            parts.append(sep)
+            pos += len(sep)
+        starts.append(pos)
+        parts.append(u.text)
+        pos += len(u.text)
+    blocks.append(Block(current, starts, "".join(parts)))
+    return blocks
+
+
 class InjectionScanner:
     def __init__(self, rule_dirs: tuple | None = None):
         lexicon, rules = load_pack(rule_dirs) if rule_dirs else load_pack()
         self.lexicon = CompiledLexicon(lexicon)
         self.rules: tuple[Rule, ...] = tuple(r for r in rules if r.kind == "injection")
         self.by_channel: dict = defaultdict(list)
+        self.block_rules: list[Rule] = []
         for rule in self.rules:
+            if rule.match.scope == "block":
+                self.block_rules.append(rule)
+                continue
             for channel in rule.match.channels:
                 self.by_channel[channel].append(rule)
-        self.gated = {name: all(any(g not in ("directive", "imperative") for g in conj) for conj in alts)
-                      for name, alts in self.lexicon.signals.items()}
+        self.gated = self.lexicon.gated
 
     def scan(self, doc: Document) -> list[Finding]:
         findings: list[Finding] = []
@@ -128,15 +193,72 @@ class InjectionScanner:
                     triggerless = not cache.has_trigger()
                 if triggerless and self.gated[m.signal]:
                     continue                   # the signal needs a trigger phrase the text does not have
-                conj = self.lexicon.signal(m.signal, cache.found)
-                if conj is None:
+                hit = self.lexicon.signal(m.signal, cache.found)
+                if hit is None:
                     continue
                 reasons = self._predicates(rule, unit, doc)
                 if reasons is None:
                     continue
-                findings.append(self._finding(rule, unit, doc, cache, conj, reasons, page_lines))
+                block = Block([unit], [0], unit.text)
+                findings.append(self._finding(rule, block, doc, cache, hit, reasons, page_lines))
+        for rule in self.block_rules:
+            findings.extend(self._scan_blocks(rule, doc, page_lines))
         findings.sort(key=Finding.sort_key)
         return findings
+
+    def _scan_blocks(self, rule: Rule, doc: Document, page_lines) -> list[Finding]:
+        """Judge runs of consecutive units together; predicates then decide unit by unit."""
+        channels = set(rule.match.channels)
+        units = [u for u in doc.units if u.channel in channels]
+        if not units:
+            return []
+        out: list[Finding] = []
+        for block in self._segments(doc, units):
+            text = UnitText(block.text, self.lexicon)
+            if self.gated[rule.match.signal] and not text.has_trigger():
+                continue
+            if self.lexicon.signal(rule.match.signal, text.found) is None:
+                continue
+            # The text shows the signal: keep only the units the rule's predicates accept, and judge again.
+            passing: list = []
+            reasons_of: dict[int, list[str]] = {}
+            for u in block.units:
+                reasons = self._predicates(rule, u, doc)
+                if reasons is None:
+                    if passing:
+                        out.extend(self._judge_run(rule, doc, passing, reasons_of, page_lines))
+                        passing = []
+                    continue
+                passing.append(u)
+                reasons_of[id(u)] = reasons
+            if passing:
+                out.extend(self._judge_run(rule, doc, passing, reasons_of, page_lines))
+        return out
+
+    def _segments(self, doc: Document, units: list) -> list[Block]:
+        """Split units into blocks at container, page and channel changes; join the rest with separators."""
+        blocks: list[Block] = []
+        run: list = []
+        for u in units:
+            if run and (u.container != run[-1].container or u.channel != run[-1].channel
+                        or (u.page is None) != (run[-1].page is None)):
+                blocks.extend(build_blocks(doc, run))
+                run = []
+            run.append(u)
+        if run:
+            blocks.extend(build_blocks(doc, run))
+        return blocks
+
+    def _judge_run(self, rule: Rule, doc: Document, units: list, reasons_of, page_lines) -> list[Finding]:
+        out = []
+        for block in build_blocks(doc, units):
+            text = UnitText(block.text, self.lexicon)
+            hit = self.lexicon.signal(rule.match.signal, text.found)
+            if hit is None:
+                continue
+            first_unit = block.units[block.locate(text.norm.span(hit[1][0].start, hit[1][0].end)[0])[0]]
+            out.append(self._finding(rule, block, doc, text, hit, reasons_of.get(id(first_unit), []), page_lines))
+        return out
 
     @staticmethod
     def _predicates(rule: Rule, unit, doc) -> list[str] | None:
@@ -151,41 +273,48 @@ class InjectionScanner:
                 return None
         return reasons
 
-    def _finding(self, rule: Rule, unit, doc, cache: UnitText, conj, reasons, page_lines) -> Finding:
-        found = cache.found
-        evidence_spans = [e for g in conj for e in found[g]]
+    def _finding(self, rule: Rule, block: Block, doc, cache: UnitText, hit, reasons, page_lines) -> Finding:
+        conj, evidence_spans = hit
         first = min(evidence_spans, key=lambda e: e.start)
         es, ee = cache.norm.span(first.start, first.end)
-        evidence = " ".join(unit.text[es:ee].split())[:EVIDENCE_MAX]
+        evidence = " ".join(block.text[es:ee].split())[:EVIDENCE_MAX]
         if rule.match.span == "sentence":
             lo = min(cache.norm.span(e.start, e.end)[0] for e in evidence_spans)
             hi = max(cache.norm.span(e.start, e.end)[1] for e in evidence_spans)
-            i, j = _sentence_bounds(unit.text, lo, hi)
+            i, j = _sentence_bounds(block.text, lo, hi)
         else:
-            i, j = _trimmed(unit.text)
+            i, j = _trimmed(block.text)
         message = rule.message + (f" ({'; '.join(reasons)})" if reasons else "")
-        return self._make(rule, unit, doc, i, j, message, evidence, page_lines, signal=conj)
+        return self._make(rule, block, doc, i, j, message, evidence, page_lines, signal=conj)
 
     def _decoded(self, rule: Rule, unit, doc, page_lines) -> Finding | None:
         for item in DECODERS[rule.match.decode](unit.text):
             if not item.text.strip():
                 continue
             text = UnitText(item.text, self.lexicon)
-            conj = self.lexicon.signal(rule.match.signal, text.found)
-            if conj is None:
+            hit = self.lexicon.signal(rule.match.signal, text.found)
+            if hit is None:
                 continue
             reasons = self._predicates(rule, unit, doc)
             if reasons is None:
                 continue
             evidence = " ".join(item.text.split())[:EVIDENCE_MAX]
             message = rule.message + (f" ({'; '.join(reasons)})" if reasons else "")
-            return self._make(rule, unit, doc, item.start, item.end, message, evidence, page_lines, signal=conj,
-                              decoded=True)
+            block = Block([unit], [0], unit.text)
+            return self._make(rule, block, doc, item.start, item.end, message, evidence, page_lines,
+                              signal=hit[0], decoded=True)
         return None
 
     @staticmethod
-    def _make(rule, unit, doc, i, j, message, evidence, page_lines, signal, decoded=False) -> Finding:
-        start, end = unit.source_span(i, j)
+    def _make(rule, block: Block, doc, i, j, message, evidence, page_lines, signal, decoded=False) -> Finding:
+        ki, oi = block.locate(i)
+        kj, oj = block.locate(max(j - 1, i))
+        first, last = block.units[ki], block.units[kj]
+        start = first.source_span(oi, oi + 1)[0] if oi < len(first.text) else first.end
+        end = last.source_span(oj, oj + 1)[1] if oj < len(last.text) else last.end
+        if j <= i:
+            end = start
+        unit = first
         if unit.page is not None:
             page = next((p for p in doc.pages if p.number == unit.page and _same_container(p, unit)), None)
             text = page.text if page is not None else ""
@@ -203,7 +332,7 @@ class InjectionScanner:
 
 
 def _same_container(page, unit) -> bool:
-    return getattr(page, "container", "") == (unit.container or "") or not unit.container
+    return getattr(page, "container", "") == (unit.container or "")
 
 
 def _trimmed(text: str) -> tuple[int, int]:

@@ -1,4 +1,8 @@
-"""The lexicon compiled: which phrase groups a text shows, and whether a signal holds."""
+"""The lexicon compiled: which phrase groups a text shows, and whether a signal holds.
+
+A conjunction holds only when its groups match NEAR each other (within the lexicon's `window` characters):
+"asistente" in the first paragraph and "recomienda" at the foot of a long page are not one instruction.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,10 @@ from dataclasses import dataclass
 
 from scanner.normalize import Normalized, normalize
 from scanner.rulepack import Lexicon
+
+GATE_EXEMPT = ("directive", "imperative")       # groups too common to gate on (see CompiledLexicon.triggers)
+_OPENING_QUOTES = "«\"“‘'„‹"
+_CLAUSE_STARTS = ".:;!?¡¿()[]>-—–,\n*•|"
 
 
 @dataclass(slots=True)
@@ -19,14 +27,22 @@ class Evidence:
 class CompiledLexicon:
     def __init__(self, lexicon: Lexicon):
         self.lexicon = lexicon
+        self.window = lexicon.window
         self.groups = {name: re.compile("|".join(f"(?:{p})" for p in g.patterns), re.M)
                        for name, g in lexicon.groups.items()}
+        self.derived = lexicon.derived
         self.signals = lexicon.signals
-        # Every signal needs at least one group other than the broad 'directive'/'imperative' ones, except the
-        # decoded one; a text with none of the trigger groups cannot show a hidden or visible signal.
+        # A text with none of these cannot show a gated signal (one whose every conjunction needs a group
+        # other than the broad directive/imperative ones): one search decides most units.
         self.triggers = re.compile("|".join(
-            f"(?:{p})" for name, g in lexicon.groups.items() if name not in ("directive", "imperative")
-            for p in g.patterns), re.M)
+            f"(?:{p})" for name, g in lexicon.groups.items() if name not in GATE_EXEMPT for p in g.patterns), re.M)
+        self.gated = {
+            name: all(any(self._base(g) not in GATE_EXEMPT for g in conj) for conj in alts)
+            for name, alts in lexicon.signals.items()
+        }
+
+    def _base(self, group: str) -> str:
+        return self.derived[group].from_ if group in self.derived else group
 
     def groups_in(self, text: str) -> dict[str, list[Evidence]]:
         found: dict[str, list[Evidence]] = {}
@@ -34,18 +50,50 @@ class CompiledLexicon:
             hits = [Evidence(name, m.start(), m.end()) for m in rx.finditer(text) if m.end() > m.start()]
             if hits:
                 found[name] = hits
+        for name, d in self.derived.items():
+            hits = [Evidence(name, e.start, e.end) for e in found.get(d.from_, ()) if _opens_clause(text, e.start)]
+            if hits:
+                found[name] = hits
         return found
 
-    def signal(self, name: str, found: dict[str, list[Evidence]]) -> list[str] | None:
-        """The first conjunction of the signal that holds, or None."""
+    def signal(self, name: str, found: dict[str, list[Evidence]]) -> tuple[list[str], list[Evidence]] | None:
+        """The first conjunction of the signal whose groups all match within the window, with the evidence."""
         for conj in self.signals[name]:
-            if all(g in found for g in conj):
-                return conj
+            if not all(g in found for g in conj):
+                continue
+            chosen = self._near(conj, found)
+            if chosen is not None:
+                return conj, chosen
+        return None
+
+    def _near(self, conj: list[str], found) -> list[Evidence] | None:
+        first, rest = conj[0], conj[1:]
+        for anchor in found[first]:
+            picked = [anchor]
+            for g in rest:
+                best = min(found[g], key=lambda e: abs(e.start - anchor.start))
+                if abs(best.start - anchor.start) > self.window:
+                    break
+                picked.append(best)
+            else:
+                return picked
         return None
 
 
+def _opens_clause(text: str, start: int) -> bool:
+    """The match starts a sentence or clause (after punctuation, a line break or the start) and is not quoted."""
+    i = start - 1
+    while i >= 0 and text[i] in " \t\r\xa0":
+        i -= 1
+    if i < 0:
+        return True
+    if text[i] in _OPENING_QUOTES:
+        return False
+    return text[i] in _CLAUSE_STARTS
+
+
 class UnitText:
-    """A unit's text normalised once, with the lexicon groups it shows computed on first demand."""
+    """A text normalised once, with the lexicon groups it shows computed on first demand."""
 
     __slots__ = ("norm", "_found", "_lexicon")
 

@@ -22,6 +22,22 @@ from scanner.sourcetext import decode_bytes
 from scanner.units import Channel, Document, LoadError, TextUnit
 
 _CHARSET = re.compile(r"charset\s*=\s*\"?([^\s;\"]+)", re.I)
+# A string value that holds markup (a provider's raw_content, an HTML snippet) is read as HTML in place, so its
+# comments, hidden elements and attributes are channels of their own, not plain text.
+_HTML_IN_STRING = re.compile(
+    r"<!--|<(?:html|head|body|div|p|span|section|article|main|header|footer|nav|script|style|meta|img|a|table|"
+    r"h[1-6]|ul|ol|li|noscript|template|svg|iframe|br)\b[^<>]*>", re.I)
+
+
+def _value_units(doc: Document, s: JsonString, prefix: str = "", base_map=None, container: str = "") -> None:
+    """Units of one JSON string value: HTML read in place when the value holds markup, else one unit."""
+    if not s.is_key and _HTML_IN_STRING.search(s.text):
+        from scanner.loaders.html import build_units
+
+        umap = s.map if base_map is None else s.map.then(base_map)
+        build_units(doc, s.text, base_map=umap, container=(container + "#" if container else "") + prefix + s.pointer)
+        return
+    doc.units.append(_unit(s, Channel.JSON_KEY if s.is_key else Channel.JSON_STRING, prefix, base_map, container))
 
 
 def _strings(text: str, path: str, start: int = 0, end: int | None = None) -> list[JsonString]:
@@ -64,7 +80,8 @@ def load_json(data: bytes, path: str) -> Document:
         doc.kind = "http"
         _load_exchanges(doc, strings, envelope)
     else:
-        doc.units.extend(_unit(s, Channel.JSON_KEY if s.is_key else Channel.JSON_STRING) for s in strings)
+        for s in strings:
+            _value_units(doc, s)
     doc.meta["value"] = value
     return doc
 
@@ -82,7 +99,8 @@ def _load_lines(doc: Document, text: str) -> None:
             doc.problems.append(f"line {lineno}: invalid JSON: {exc}")
             continue
         prefix = f"line {lineno}:"
-        doc.units.extend(_unit(s, Channel.JSON_KEY if s.is_key else Channel.JSON_STRING, prefix) for s in strings)
+        for s in strings:
+            _value_units(doc, s, prefix)
 
 
 def _envelope(value) -> list[tuple[str, dict]] | None:
@@ -170,7 +188,7 @@ def _load_exchanges(doc: Document, strings: list[JsonString], exchanges: list[tu
             ctype, part = bodies[p]
             _load_body(doc, s, ctype, part)
         else:
-            doc.units.append(_unit(s, Channel.JSON_STRING))
+            _value_units(doc, s)
 
 
 def _tok(name: str) -> str:
@@ -231,8 +249,7 @@ def _load_text_body(doc: Document, text: str, mime: str, base_map, container: st
             doc.problems.append(f"{container}: body is not valid JSON ({exc}); scanned as text")
         else:
             for js in strings:
-                doc.units.append(_unit(js, Channel.JSON_KEY if js.is_key else Channel.JSON_STRING,
-                                       prefix=container + "#", base_map=base_map, container=container))
+                _value_units(doc, js, prefix=container + "#", base_map=base_map, container=container)
             return
     if fallback is not None and base_map is fallback.map:
         doc.units.append(_unit(fallback, Channel.JSON_STRING))
