@@ -213,8 +213,8 @@ def check_structure(doc: Document, data: bytes, max_pages: int | None = None) ->
             pos = run.end
         assert pos == len(page.text)
         for a, b in zip(page.runs, page.runs[1:]):
-            assert (a.render_mode, a.fill, a.font_size, a.outside_cropbox, a.alpha) != \
-                   (b.render_mode, b.fill, b.font_size, b.outside_cropbox, b.alpha)
+            assert (a.render_mode, a.fill, a.font_size, a.outside_cropbox, a.alpha, a.covered_by_image) != \
+                   (b.render_mode, b.fill, b.font_size, b.outside_cropbox, b.alpha, b.covered_by_image)
         assert 0.0 <= page.image_coverage <= 1.0
     for unit in doc.units:
         if unit.channel is Channel.PDF_TEXT:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import itertools
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from scanner.sourcetext import LineIndex
 from scanner.units import Document
 
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]{2,}")
-_ZW_RUN = re.compile("[\u200b\u200c\u200d\u2060\ufeff]{8,}")
+_ZW_RUN = re.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 _EMOJI_BEFORE_TAGS = "\U0001f3f4"            # 🏴: subdivision flags are written with tag characters
@@ -48,23 +49,24 @@ def decode_unicode_tags(text: str) -> list[Decoded]:
 
 
 def decode_zero_width(text: str) -> list[Decoded]:
-    """Zero-width characters used as bits (the common U+200B/U+200C and U+200C/U+200D schemes)."""
+    """Invisible characters used as bits: any two of them (U+200B/U+200C, U+2062/U+2064, …) as 0 and 1."""
     out = []
     for m in _ZW_RUN.finditer(text):
         run = m.group(0)
-        if "\u200d" in run and len(set(run)) == 1:
+        symbols = sorted(set(run))
+        if len(symbols) < 2:
             continue
-        for zero, one in (("\u200b", "\u200c"), ("\u200c", "\u200d"), ("\u200b", "\u200d")):
+        found = None
+        for zero, one in itertools.permutations(symbols, 2):
             bits = "".join("0" if c == zero else "1" if c == one else "" for c in run)
             if len(bits) < 16:
                 continue
-            chars = [int(bits[i:i + 8], 2) for i in range(0, len(bits) - 7, 8)]
-            decoded = bytes(chars).decode("utf-8", "replace")
-            if sum(c.isprintable() for c in decoded) >= 0.9 * len(decoded):
-                out.append(Decoded(decoded, m.start(), m.end()))
+            decoded = bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits) - 7, 8)).decode("utf-8", "replace")
+            if decoded and sum(c.isprintable() or c.isspace() for c in decoded) >= 0.9 * len(decoded):
+                found = Decoded(decoded, m.start(), m.end())
                 break
-        else:
-            out.append(Decoded("", m.start(), m.end()))
+        if found is not None:
+            out.append(found)
     return out
 
 

@@ -193,6 +193,7 @@ def not_css_hidden(unit, doc) -> str:
 # --- PDF --------------------------------------------------------------------------------------------
 
 OCR_IMAGE_COVERAGE = 0.85
+MIN_READABLE_PT = 2.0        # under 2 pt a printed or rendered character is a speck, not text a person reads
 
 
 def ocr_layer(unit, doc) -> str:
@@ -219,8 +220,10 @@ def pdf_invisible(unit, doc) -> str:
     if fill is not None and len(fill) >= 3 and min(fill[:3]) >= 0.95:
         return f"white text (fill {_hex(tuple(fill) + (1.0,))}) on a white page"
     size = a.get("font_size")
-    if size is not None and size < 1.0:
+    if size is not None and size < MIN_READABLE_PT:
         return f"font size {size} pt"
+    if a.get("covered_by_image") and (a.get("image_coverage") or 0) < OCR_IMAGE_COVERAGE:
+        return "text painted over by an image drawn after it"
     if a.get("outside_cropbox"):
         return "text placed outside the page's crop box"
     alpha = a.get("alpha")

@@ -68,6 +68,7 @@ class PdfRun:
     font_size: float
     outside_cropbox: bool       # the character's bbox does not overlap the CropBox at all
     alpha: float | None         # fill alpha `ca` from ExtGState (1.0, the PDF default, unless one set it)
+    covered_by_image: bool = False  # an image drawn after the text covers its characters' centres
 
 
 @dataclass
@@ -83,8 +84,8 @@ class PdfPage:
 
 
 # (render_mode, fill, font_size, outside_cropbox, alpha): a tuple so runs can be compared cheaply.
-_Attrs = tuple[Optional[int], Fill, float, bool, Optional[float]]
-_NO_ATTRS: _Attrs = (None, None, 0.0, False, None)
+_Attrs = tuple[Optional[int], Fill, float, bool, Optional[float], bool]
+_NO_ATTRS: _Attrs = (None, None, 0.0, False, None, False)
 
 
 _creation_counter = itertools.count()
@@ -164,6 +165,9 @@ class _Aggregator(PDFPageAggregator):
         super().__init__(rsrcmgr, laparams=laparams)
         self.crop: Rect = (0.0, 0.0, 0.0, 0.0)
         self.image_boxes: list[Rect] = []
+        # Drawing order of characters and images, to tell text painted over by a later image.
+        self._drawn: list[tuple[int, Any]] = []
+        self._image_seq: list[tuple[int, Rect]] = []
         self._style: tuple[Optional[int], Fill, Optional[float]] = (0, None, None)
 
     def begin_page(self, page: PDFPage, ctm: Any) -> None:
@@ -173,13 +177,35 @@ class _Aggregator(PDFPageAggregator):
         x0, y0, x1, y1 = apply_matrix_rect(ctm, page.cropbox)
         self.crop = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
         self.image_boxes = []
+        self._drawn = []
+        self._image_seq = []
+
+    def end_page(self, page: PDFPage) -> None:
+        self._mark_covered()
+        super().end_page(page)
+
+    def _mark_covered(self) -> None:
+        """Flag characters whose centre lies under an image drawn after them (text hidden behind a picture)."""
+        if not self._image_seq:
+            return
+        last_image = max(seq for seq, _ in self._image_seq)
+        for seq, char in self._drawn:
+            if seq > last_image:
+                continue
+            cx, cy = (char.x0 + char.x1) / 2, (char.y0 + char.y1) / 2
+            for iseq, (x0, y0, x1, y1) in self._image_seq:
+                if iseq > seq and x0 <= cx <= x1 and y0 <= cy <= y1:
+                    char.scan_attrs = char.scan_attrs[:5] + (True,)
+                    break
 
     def paint_path(self, gstate: Any, stroke: bool, fill: bool, evenodd: bool, path: Any) -> None:
         pass
 
     def render_image(self, name: str, stream: Any) -> None:
         fig = self.cur_item
-        self.image_boxes.append((fig.x0, fig.y0, fig.x1, fig.y1))
+        box = (fig.x0, fig.y0, fig.x1, fig.y1)
+        self.image_boxes.append(box)
+        self._image_seq.append((len(self._drawn) + len(self._image_seq), box))
 
     def render_string(self, textstate: Any, seq: Any, ncs: Any, graphicstate: Any) -> None:
         # Render mode, colour and alpha are fixed for one text-showing operator: work them out once here.
@@ -194,7 +220,8 @@ class _Aggregator(PDFPageAggregator):
         cx0, cy0, cx1, cy1 = self.crop
         outside = char.x1 <= cx0 or char.x0 >= cx1 or char.y1 <= cy0 or char.y0 >= cy1
         mode, fill, alpha = self._style
-        char.scan_attrs = (mode, fill, round(char.size, 1), outside, alpha)
+        char.scan_attrs = (mode, fill, round(char.size, 1), outside, alpha, False)
+        self._drawn.append((len(self._drawn) + len(self._image_seq), char))
         return adv
 
 
@@ -445,7 +472,7 @@ def _load(data: bytes, path: str) -> Document:
                 map=OffsetMap.identity(run.start, run.end - run.start), page=page.number,
                 locator=f"page {page.number}",
                 attrs={"render_mode": run.render_mode, "fill": run.fill, "font_size": run.font_size,
-                       "outside_cropbox": run.outside_cropbox, "alpha": run.alpha,
+                       "outside_cropbox": run.outside_cropbox, "alpha": run.alpha, "covered_by_image": run.covered_by_image,
                        "image_coverage": page.image_coverage},
             ))
 
