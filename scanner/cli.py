@@ -182,6 +182,43 @@ def scan_command(paths, fmt, output, kinds, rules, fail_on) -> None:
     sys.exit(EXIT_FAIL if result.fails(fail_on) else EXIT_OK)
 
 
+# --- contain ------------------------------------------------------------------------------------------
+
+@cli.command("contain")
+@click.argument("file", type=click.Path(path_type=Path))
+@format_option()
+@output_option
+def contain_command(file: Path, fmt: str, output: Path | None) -> None:
+    """Print FILE as a model would receive it: an UntrustedText with hidden channels dropped and flagged
+    spans fenced. Exit 1 if any injected payload would still be readable outside a fence."""
+    from scanner.contain import payload_escapes, render_untrusted
+    from scanner.loaders import load_path
+    from scanner.scan import Scanner
+    from scanner.units import LoadError
+
+    if not file.exists() or file.is_dir():
+        raise RunError(f"{file}: no such file")
+    try:
+        doc = load_path(file)
+    except LoadError as exc:
+        raise RunError(f"{exc.path}: {exc.message} ({exc.code})") from None
+    findings = Scanner(("injection",)).scan_document(doc)
+    untrusted = render_untrusted(doc, findings)
+    escaped = payload_escapes(untrusted, findings)
+    if fmt == "json":
+        data = untrusted.model_dump()
+        data["payload_outside_fences"] = escaped
+        emit(to_json(data), output)
+    else:
+        notes = [f"# {len(untrusted.flags)} flagged span(s): "
+                 + ", ".join(f"{f.rule_id} {f.vector} ({'fenced' if f.rendered else 'dropped'})" for f in untrusted.flags)
+                 if untrusted.flags else "# no injection found"]
+        if untrusted.dropped_channels:
+            notes.append("# dropped channels: " + ", ".join(untrusted.dropped_channels))
+        emit("\n".join(notes + [untrusted.text]), output)
+    sys.exit(EXIT_FAIL if escaped else EXIT_OK)
+
+
 # --- corpus -------------------------------------------------------------------------------------------
 
 @cli.group()

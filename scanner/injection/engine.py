@@ -252,14 +252,27 @@ class InjectionScanner:
         return blocks
 
     def _judge_run(self, rule: Rule, doc: Document, units: list, reasons_of, page_lines) -> list[Finding]:
+        """Findings for each distinct instruction in the run: after one, the search resumes past its span."""
         out = []
         for block in build_blocks(doc, units):
             text = UnitText(block.text, self.lexicon)
-            hit = self.lexicon.signal(rule.match.signal, text.found)
-            if hit is None:
-                continue
-            first_unit = block.units[block.locate(text.norm.span(hit[1][0].start, hit[1][0].end)[0])[0]]
-            out.append(self._finding(rule, block, doc, text, hit, reasons_of.get(id(first_unit), []), page_lines))
+            cursor = 0
+            while True:
+                hit = self.lexicon.signal(rule.match.signal, text.found, after=cursor)
+                if hit is None:
+                    break
+                anchor = text.norm.span(hit[1][0].start, hit[1][0].end)[0]
+                first_unit = block.units[block.locate(anchor)[0]]
+                finding, end = self._finding(rule, block, doc, text, hit, reasons_of.get(id(first_unit), []),
+                                             page_lines, with_end=True)
+                out.append(finding)
+                # resume after the finding, in normalised coordinates
+                nxt = max(e.end for e in hit[1])
+                while nxt < len(text.norm.text) and text.norm.span(nxt, nxt + 1)[0] < end:
+                    nxt += 1
+                if nxt <= cursor:
+                    break
+                cursor = nxt
         return out
 
     @staticmethod
@@ -275,7 +288,7 @@ class InjectionScanner:
                 return None
         return reasons
 
-    def _finding(self, rule: Rule, block: Block, doc, cache: UnitText, hit, reasons, page_lines) -> Finding:
+    def _finding(self, rule: Rule, block: Block, doc, cache: UnitText, hit, reasons, page_lines, with_end=False):
         conj, evidence_spans = hit
         first = min(evidence_spans, key=lambda e: e.start)
         es, ee = cache.norm.span(first.start, first.end)
@@ -287,7 +300,8 @@ class InjectionScanner:
         else:
             i, j = _trimmed(block.text)
         message = rule.message + (f" ({'; '.join(reasons)})" if reasons else "")
-        return self._make(rule, block, doc, i, j, message, evidence, page_lines, signal=conj)
+        finding = self._make(rule, block, doc, i, j, message, evidence, page_lines, signal=conj)
+        return (finding, j) if with_end else finding
 
     def _decoded(self, rule: Rule, unit, doc, page_lines) -> Finding | None:
         for item in DECODERS[rule.match.decode](unit.text):

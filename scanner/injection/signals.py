@@ -56,8 +56,11 @@ class CompiledLexicon:
                 found[name] = hits
         return found
 
-    def signal(self, name: str, found: dict[str, list[Evidence]]) -> tuple[list[str], list[Evidence]] | None:
-        """The first conjunction of the signal whose groups all match within the window, with the evidence."""
+    def signal(self, name: str, found: dict[str, list[Evidence]], after: int = 0) -> tuple[list[str], list[Evidence]] | None:
+        """The first conjunction of the signal whose groups all match within the window, with the evidence
+        (only evidence starting at or after `after`)."""
+        if after:
+            found = {g: kept for g, hits in found.items() if (kept := [e for e in hits if e.start >= after])}
         for conj in self.signals[name]:
             if not all(g in found for g in conj):
                 continue
