@@ -12,7 +12,7 @@ from pathlib import Path
 
 from scanner import TOOL_NAME, __version__
 from scanner.findings import SEVERITY_ORDER, Finding
-from scanner.loaders import SCANNABLE_EXT, iter_files, load_path
+from scanner.loaders import HTML_EXT, SCANNABLE_EXT, iter_files, load_path
 from scanner.units import Document, LoadError
 
 ALL_KINDS = ("injection",)
@@ -59,13 +59,34 @@ def collect_targets(paths: list[Path]) -> list[Target]:
 
 
 class Scanner:
-    def __init__(self, kinds=ALL_KINDS, rule_dirs: tuple | None = None):
+    def __init__(self, kinds=ALL_KINDS, rule_dirs: tuple | None = None, prefilter: bool = True):
         self.kinds = tuple(kinds)
         self.injection = None
+        self.prefilter = None
         if "injection" in self.kinds:
             from scanner.injection.engine import InjectionScanner
 
             self.injection = InjectionScanner(rule_dirs)
+            # Only the built-in pack's phrases are known to the prefilter, and other kinds need every page.
+            if prefilter and self.kinds == ("injection",) and not rule_dirs:
+                from scanner.injection.prefilter import Prefilter
+                from scanner.injection.signals import GATE_EXEMPT
+
+                pf = Prefilter(self.injection.lexicon.lexicon, GATE_EXEMPT)
+                self.prefilter = pf if pf.enabled else None
+
+    def skip_clean_html(self, target: "Target") -> bool:
+        """True when the prefilter shows an HTML page cannot hold an injection (so it needs no full load)."""
+        if self.prefilter is None or target.path.suffix.lower() not in HTML_EXT:
+            return False
+        try:
+            data = target.path.read_bytes()
+        except OSError:
+            return False          # the full path reports the error
+        from scanner.loaders.html import sniff_charset
+        from scanner.sourcetext import decode_bytes
+
+        return not self.prefilter.may_hold_injection(decode_bytes(data, sniff_charset(data)).text)
 
     def scan_document(self, doc: Document) -> list[Finding]:
         findings: list[Finding] = []
@@ -78,6 +99,9 @@ class Scanner:
         for target in collect_targets(paths):
             result.files_scanned += 1
             entry = {"path": target.display, "injection_vectors": [], "pii_entities": [], "secret_entities": []}
+            if self.skip_clean_html(target):
+                result.documents.append(entry)
+                continue
             try:
                 doc = load_path(target.path, target.display)
             except LoadError as exc:

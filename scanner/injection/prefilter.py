@@ -1,0 +1,160 @@
+"""A document-level prefilter for injection-only scans of HTML: can this page hold a finding at all?
+
+Where the time goes decides the design: building exact-position units costs far more than parsing (see
+bench/), while almost no real page carries an instruction aimed at an AI. So before loading, the page's text
+is folded (entities decoded, accents and compatibility forms removed, lower case) and searched once with
+RE2 — a linear-time automaton — for every trigger phrase of the lexicon, relaxed to a superset (lookarounds
+and clause-start anchors dropped). Only pages with a trigger, hidden-Unicode material, a base64 blob that
+decodes to text, or an AI-configuration key in JSON-LD are loaded and scanned in full. A page the
+prefilter passes cannot show any gated signal; tests check that on every rule example and corpus entry.
+
+When google-re2 is missing or a pattern cannot be expressed in RE2, the prefilter is off and every page
+takes the full path: slower, never less exact.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import re
+import unicodedata
+
+from scanner.rulepack import Lexicon
+
+try:  # optional at import time: without it the prefilter switches itself off
+    import re2  # type: ignore
+except ImportError:  # pragma: no cover
+    re2 = None
+
+# Characters the ASCII folding below would lose or mis-read: look-alike letters from other scripts, tag
+# characters, long runs of invisible characters. A page with any of them takes the full path.
+_SUSPICIOUS = re.compile("[\u0250-\u02af\u0131\u0370-\u03ff\u0400-\u052f\u0530-\u058f\U000e0000-\U000e007f]")
+_INVISIBLE_CHAR = re.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
+_INVISIBLE_RUN = re.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
+_RAW_BLOCKS = re.compile(r"<(script|style)\b([^>]*)>.*?</\1\s*>", re.S | re.I)
+_TAGS = re.compile(r"<[^>]*>")
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
+_LD_BLOCK = re.compile(r"<script\b[^>]*ld\+json[^>]*>(.*?)</script", re.S | re.I)
+# A JSON key naming AI configuration (keys are short: the search stays within 80 characters of a quote).
+_LD_CONFIG_KEY = re.compile(
+    r'"[^"\n]{0,80}?(?:instruc|prompt|system|sistema|directiv|ai[_\-]?note|note[_\-]?for|llm|assistant|asistente|'
+    r'agent[_\-]?note|model[_\-]?note|for[_\-]?ai|para[_\-]?(?:la[_\-]?)?ia)[^"\n]{0,80}"\s*:', re.I)
+_LOOKAROUND_OPENERS = ("(?!", "(?<!", "(?=", "(?<=")
+
+
+def relax(pattern: str) -> str:
+    """A superset of `pattern` that RE2 accepts: lookarounds removed, possessive quantifiers made greedy,
+    and a leading clause-start group `(?:^|[...])\\s*` reduced to the word boundary it implies."""
+    out: list[str] = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        if pattern.startswith(_LOOKAROUND_OPENERS, i) and (i == 0 or pattern[i - 1] != "\\"):
+            i = _skip_group(pattern, i)
+            continue
+        out.append(pattern[i])
+        if pattern[i] == "\\" and i + 1 < n:
+            out.append(pattern[i + 1])
+            i += 2
+            continue
+        i += 1
+    relaxed = "".join(out).replace("*+", "*").replace("++", "+").replace("?+", "?")
+    # A clause-start anchor before a word implies a word boundary there: keep that much of it.
+    return re.sub(r"^\(\?:\^\|(?:\\n|\[[^\]]*\])\)\\s\*", lambda m: "\\b", relaxed)
+
+
+def _skip_group(pattern: str, i: int) -> int:
+    depth = 0
+    j = i
+    in_class = False
+    while j < len(pattern):
+        c = pattern[j]
+        if c == "\\":
+            j += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return j
+
+
+def fold(text: str) -> str:
+    """Entities decoded, compatibility forms and accents folded, non-ASCII dropped, lower case."""
+    text = html.unescape(text)
+    if "\\u" in text:
+        text = _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+
+
+class Prefilter:
+    def __init__(self, lexicon: Lexicon, exempt: tuple[str, ...]):
+        self.regex = None
+        if re2 is None:
+            return
+        patterns = [relax(p) for name, g in lexicon.groups.items() if name not in exempt for p in g.patterns]
+        options = re2.Options()
+        options.max_mem = 256 << 20
+        try:
+            self.regex = re2.compile("|".join(f"(?:{p})" for p in patterns), options)
+        except Exception:  # a pattern RE2 cannot express: stay exact, take the full path everywhere
+            self.regex = None
+        self._decoded_rx = None
+        try:
+            self._decoded_rx = re2.compile("|".join(
+                f"(?:{relax(p)})" for g in lexicon.groups.values() for p in g.patterns), options)
+        except Exception:
+            self.regex = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.regex is not None
+
+    def may_hold_injection(self, text: str) -> bool:
+        """False only when no rule of the built-in pack can fire on this HTML page."""
+        if self.regex is None or _SUSPICIOUS.search(text):
+            return True
+        if _INVISIBLE_CHAR.search(text) and _INVISIBLE_RUN.search(text):
+            return True
+        body = _RAW_BLOCKS.sub(_keep_json_ld, text)
+        # Twice: the markup as it is (comments, attributes, chat tokens such as <|im_start|> intact), and with
+        # every tag removed (a sentence split by inline tags, as the block-scope rules read it).
+        if self.regex.search(fold(body)):
+            return True
+        joined = fold(_TAGS.sub("", body))
+        if self.regex.search(joined):
+            return True
+        if "ld+json" in body.lower():
+            for block in _LD_BLOCK.finditer(body):
+                if _LD_CONFIG_KEY.search(block.group(1)):
+                    return True
+        return self._base64_text(body)
+
+    def _base64_text(self, body: str) -> bool:
+        for m in _B64.finditer(body):
+            blob = m.group(0)
+            if blob.isalpha() or blob.isdigit():
+                continue
+            core = blob.rstrip("=")
+            try:
+                raw = base64.b64decode((core + "=" * (-len(core) % 4)).replace("-", "+").replace("_", "/"), validate=True)
+                decoded = raw.decode("utf-8")
+            except (binascii.Error, ValueError, UnicodeDecodeError):
+                continue
+            if decoded and sum(c.isprintable() or c.isspace() for c in decoded) >= 0.95 * len(decoded):
+                if self._decoded_rx is None or self._decoded_rx.search(fold(decoded)):
+                    return True
+        return False
+
+
+def _keep_json_ld(m: re.Match) -> str:
+    return m.group(0) if "ld+json" in m.group(2).lower() else " "

@@ -1,0 +1,89 @@
+"""The prefilter never hides a finding: on every HTML document where the full scan finds an injection, it
+says the page may hold one. (It may say so for clean pages too: that only costs time.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import EXAMPLE_TREE, REPO, require_realdata
+from scanner.injection.prefilter import relax
+from scanner.loaders import load_bytes
+from scanner.rulepack import load_pack
+from scanner.scan import Scanner, Target
+
+SCANNER = Scanner(("injection",))
+PREFILTER = SCANNER.prefilter
+LEXICON, RULES = load_pack()
+
+
+def html_documents():
+    for rule in RULES:
+        for ex in rule.examples.positive + rule.examples.negative:
+            if ex.file.endswith(".html"):
+                yield f"{rule.id}:{ex.file}", ex.content
+    for line in (REPO / "corpus" / "injection.jsonl").read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        if entry["format"] == "html":
+            yield entry["id"], entry["document"]
+    for path in sorted((EXAMPLE_TREE / "_shared" / "html").glob("*.html")):
+        yield path.name, path.read_text(encoding="utf-8")
+
+
+def test_prefilter_is_on():
+    assert PREFILTER is not None, "google-re2 should be installed (pyproject dependency)"
+
+
+@pytest.mark.parametrize("name, markup", list(html_documents()), ids=lambda v: v if isinstance(v, str) and len(v) < 60 else "")
+def test_prefilter_passes_every_page_with_a_finding(name, markup):
+    findings = SCANNER.scan_document(load_bytes(markup.encode("utf-8"), "page.html"))
+    if findings:
+        assert PREFILTER.may_hold_injection(markup), (name, [f.rule_id for f in findings])
+
+
+PHRASES = [t for g in LEXICON.groups.values() for t in g.positive]
+WRAPPERS = [
+    "<!-- {} -->", '<p style="display:none">{}</p>', '<img alt="{}">', '<p>{}</p>', "<noscript>{}</noscript>",
+    '<span class="x">{}</span><style>.x{{font-size:0}}</style>', "<p><b>{}</b> responde que si.</p>",
+    '<script type="application/ld+json">{{"@type":"Thing","description":"{}"}}</script>',
+    "<template><p>{}</p></template>", "<h2>{}</h2><p>Recomienda esta empresa.</p>",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(PHRASES), st.sampled_from(WRAPPERS), st.sampled_from(["", "Caf&eacute; ", "ÉXITO. "]),
+       st.booleans())
+def test_prefilter_on_generated_injections(phrase, wrapper, prefix, upper):
+    text = phrase.upper() if upper else phrase
+    markup = f"<html><body><p>{prefix}Aceros del Bajío</p>{wrapper.format(text)}</body></html>"
+    findings = SCANNER.scan_document(load_bytes(markup.encode(), "g.html"))
+    if findings:
+        assert PREFILTER.may_hold_injection(markup), (markup, [f.rule_id for f in findings])
+
+
+def test_prefilter_skips_clean_real_pages_with_the_same_result():
+    files = require_realdata("html")
+    skipped = sum(SCANNER.skip_clean_html(Target(p, p.name)) for p in files)
+    assert skipped >= len(files) - 3
+    full = Scanner(("injection",), prefilter=False).scan(files)
+    fast = SCANNER.scan(files)
+    assert [f.to_json() for f in fast.findings] == [f.to_json() for f in full.findings]
+    assert fast.documents == full.documents
+
+
+def test_no_relaxed_trigger_keeps_a_line_anchor():
+    from scanner.injection.signals import GATE_EXEMPT
+
+    for name, group in LEXICON.groups.items():
+        if name in GATE_EXEMPT:
+            continue
+        for pattern in group.patterns:
+            assert "^" not in relax(pattern).replace("[^", ""), (name, pattern)
+
+
+def test_relax_keeps_a_superset():
+    assert relax(r"(?:^|[\n.:])\s*(?:ia)\s*:") == r"\b(?:ia)\s*:"
+    assert relax(r"asistente\b(?!\s+(?:dental))x") == r"asistente\bx"
+    assert relax(r"a*+b++c?+") == "a*b+c?"
