@@ -26,8 +26,14 @@ demo: setup
 	@echo "== centinela manifest verify fixtures/web-search"
 	@$(BIN)/centinela manifest verify fixtures/web-search --format json --output $(OUT)/manifest-verify.json; \
 	 rc=$$?; $(BIN)/centinela manifest verify fixtures/web-search | tail -n 1; \
-	 echo "exit code $$rc: every capture in the example tree is synthetic, so verify reports each results/html/pdf/contradictory file as synthetic_not_allowed and nothing else (see README)"; \
-	 echo "outputs written to $(OUT)/"; ls -1 $(OUT)
+	 echo "   exit code $$rc: every capture in the example tree is synthetic, so verify reports each results/html/pdf/contradictory file as synthetic_not_allowed and nothing else (see README)"
+	@echo "== centinela scan fixtures/web-search"
+	@$(BIN)/centinela scan fixtures/web-search --format json --output $(OUT)/scan.json; \
+	 rc=$$?; $(BIN)/centinela scan fixtures/web-search > $(OUT)/scan.txt; grep -E "^[^ ].*(html|pdf|json)$$" $(OUT)/scan.txt | sed 's/^/   flagged: /'; tail -n 1 $(OUT)/scan.txt; \
+	 echo "   exit code $$rc: the prompt-injection fixtures (and the search results that quote them) are flagged, as they must be; the scanned bulletin is reported as format_tables_ocr"
+	@echo "== centinela corpus check"
+	@$(BIN)/centinela corpus check --format json --output $(OUT)/corpus-check.json; $(BIN)/centinela corpus check | tail -n 1
+	@echo "outputs written to $(OUT)/:"; ls -1 $(OUT) | sed 's/^/   /'
 
 test: setup
 	$(BIN)/python -m pytest -q
