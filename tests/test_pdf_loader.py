@@ -25,7 +25,7 @@ from pdfminer.layout import LAParams
 from scanner.loaders.pdf import PdfPage, load_pdf
 from scanner.units import Channel, Document, LoadError
 
-REALDATA = Path("/work/shared/realdata/pdf")
+REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "pdf"
 
 
 # --- a minimal PDF writer --------------------------------------------------------------------------------
