@@ -103,7 +103,17 @@ def css_hidden(unit, doc) -> str:
             return f"hidden input {_describe(el)}"
         if el.tag in ("head",):
             return "inside <head>"
+        # Presentational attributes of old markup: <font color>, bgcolor.
+        if color is None and el.tag == "font" and "color" in el.attrs:
+            color = _color(el.attrs["color"])
+        if background is None and "bgcolor" in el.attrs:
+            bg = _color(el.attrs["bgcolor"])
+            if bg is not None and bg[3] > 0.5:
+                background = bg
         if not style:
+            hidden_class = _utility_hidden_class(el)
+            if hidden_class:
+                return f"utility class .{hidden_class} on {_describe(el)} (hidden by common CSS frameworks)"
             continue
         display = style.get("display", "")
         if display.split()[:1] == ["none"]:
@@ -179,6 +189,20 @@ def css_hidden(unit, doc) -> str:
     bg = background or WHITE
     if contrast(fg, bg) < MIN_CONTRAST:
         return f"text colour {_hex(fg)} on background {_hex(bg)} (contrast {contrast(fg, bg):.2f}:1)"
+    return ""
+
+
+# Class names that mean "hidden" in the common CSS frameworks (Bootstrap, Tailwind, WordPress, Foundation…),
+# used when the page's own stylesheets say nothing about them (the framework's stylesheet is external).
+HIDDEN_UTILITY_CLASSES = ("d-none", "hidden", "hide", "is-hidden", "invisible", "display-none", "u-hidden",
+                          "visually-hidden", "sr-only", "screen-reader-text", "visuallyhidden", "show-for-sr",
+                          "element-invisible", "offscreen")
+
+
+def _utility_hidden_class(el) -> str:
+    for cls in HIDDEN_UTILITY_CLASSES:
+        if cls in el.classes:
+            return cls
     return ""
 
 

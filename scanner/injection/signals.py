@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from scanner.normalize import Normalized, normalize
 from scanner.rulepack import Lexicon
 
-GATE_EXEMPT = ("directive", "imperative")       # groups too common to gate on (see CompiledLexicon.triggers)
+GATE_EXEMPT = ("directive", "imperative", "claim")  # groups too common to gate on (see CompiledLexicon.triggers)
 _OPENING_QUOTES = "«\"“‘'„‹"
 _CLAUSE_STARTS = ".:;!?¡¿()[]>-—–,\n*•|"
 

@@ -170,7 +170,7 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
                 if a.value is None:
                     continue
                 name = a.name
-                if name in TEXT_ATTRIBUTES or name.startswith("data-") or (tag == "meta" and name == "content"):
+                if name in TEXT_ATTRIBUTES or name.startswith("data-") or (name == "content" and (tag == "meta" or "itemprop" in el.attrs)):
                     emit(a.value_start, a.value_end, Channel.ATTRIBUTE, el, locator=f"{tag}@{name}")
             if tag not in VOID and not (tok.self_closing and el.context == "svg"):
                 stack.append(el)
