@@ -120,3 +120,15 @@ def test_corpus_check_command():
     data = json.loads(proc.stdout)
     assert data["ok"] is True and data["entries"] >= 150
     assert all(row["recall"] == 1.0 for row in data["per_vector"].values())
+
+
+def test_benign_prompt_sets_are_not_flagged():
+    """InjecGuard's NotInject (113 benign prompts, each with an injection trigger word) and BIPIA's benign
+    email contexts: over-defence checks on material nobody on the team wrote."""
+    names = ["injecguard__NotInject_one.json", "bipia__email_test.jsonl"]
+    paths = [REALDATA / "injection" / n for n in names if (REALDATA / "injection" / n).exists()]
+    if not paths:
+        pytest.skip("realdata absent")
+    result = SCANNER.scan(paths)
+    assert result.errors == []
+    assert [(f.path, f.rule_id, f.evidence) for f in result.findings] == []

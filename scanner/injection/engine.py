@@ -21,7 +21,7 @@ from scanner.injection.predicates import PREDICATES
 from scanner.injection.signals import CompiledLexicon, UnitText
 from scanner.rulepack import Rule, load_pack
 from scanner.sourcetext import LineIndex
-from scanner.units import Document
+from scanner.units import Channel, Document
 
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]{2,}")
 _ZW_RUN = re.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
@@ -102,6 +102,9 @@ INLINE_TAGS = frozenset({
 })
 _TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)")
 _TAG = re.compile(r"<[^>]*>")
+
+
+_STANDALONE = frozenset({Channel.JSON_STRING, Channel.JSON_KEY})
 
 
 @dataclass(slots=True)
@@ -242,8 +245,9 @@ class InjectionScanner:
         blocks: list[Block] = []
         run: list = []
         for u in units:
+            # Separate JSON values are separate data: each string is judged on its own.
             if run and (u.container != run[-1].container or u.channel != run[-1].channel
-                        or (u.page is None) != (run[-1].page is None)):
+                        or (u.page is None) != (run[-1].page is None) or u.channel in _STANDALONE):
                 blocks.extend(build_blocks(doc, run))
                 run = []
             run.append(u)
