@@ -1,0 +1,57 @@
+"""Findings about secrets and personal data: positions from a unit match, and evidence that never shows the datum.
+
+The contract: for secrets and personal data `evidence` is a masked form (`jua…@gmail.com`), never the datum
+itself — in every output (JSON, SARIF, text, reports, logs).
+"""
+
+from __future__ import annotations
+
+from scanner.findings import Finding
+from scanner.sourcetext import LineIndex
+from scanner.units import Document, TextUnit
+
+# What the redactor writes in place of each kind of datum (contract, "Redaction replacements").
+REPLACEMENT_EMAIL = "redacted@example.test"
+REPLACEMENT_PHONE = "+52-000-000-0000"
+REPLACEMENT_SECRET = "REDACTED"
+
+
+def mask(value: str, entity: str | None = None) -> str:
+    """A masked form that says what kind of thing it was without giving it away."""
+    value = value.strip()
+    if not value:
+        return ""
+    if "@" in value and entity in (None, "EMAIL_PERSONAL", "EMAIL_ROLE", "EMAIL_ADDRESS"):
+        local, _, domain = value.partition("@")
+        return f"{local[:3]}…@{domain}"
+    if entity in ("API_KEY", "AUTH_HEADER", "COOKIE", "ACCOUNT_ID", "SECRET"):
+        head = value[:4] if len(value) > 12 else value[:2]
+        return f"{head}…({len(value)} chars)"
+    if len(value) <= 4:
+        return "…"
+    if entity in ("PERSON",):
+        return value[0] + "…" + (f" ({len(value)} chars)")
+    return f"{value[:2]}…{value[-2:]}"
+
+
+def unit_finding(doc: Document, unit: TextUnit, i: int, j: int, *, rule_id: str, kind: str, entity: str,
+                 severity: str, message: str, replacement: str | None, page_lines: dict | None = None,
+                 **extra) -> Finding:
+    """A finding for unit.text[i:j], positioned exactly in the file (or the PDF page's text)."""
+    start, end = unit.source_span(i, j)
+    if unit.page is not None:
+        page = next((p for p in doc.pages if p.number == unit.page
+                     and getattr(p, "container", "") == (unit.container or "")), None)
+        cache = page_lines if page_lines is not None else {}
+        index = cache.setdefault(id(page), LineIndex(page.text if page is not None else ""))
+        line, column = index.line_col(start)
+    else:
+        line, column = doc.line_col(start)
+    data = {"replacement": replacement, "action": "redact" if replacement is not None else "report"}
+    if unit.container:
+        data["container"] = unit.container
+    data.update(extra)
+    return Finding(rule_id=rule_id, kind=kind, entity=entity, path=doc.path, start=start, end=end, line=line,
+                   column=column, page=unit.page, severity=severity, message=message,
+                   evidence=mask(unit.text[i:j], entity), channel=unit.channel.value,
+                   locator=unit.locator or None, extra=data)
