@@ -159,13 +159,13 @@ def _rule_dirs(rules: tuple[Path, ...]) -> tuple[Path, ...] | None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @format_option(("text", "json"))
 @output_option
-@click.option("--kinds", default="injection", show_default=True, help="Comma-separated kinds to scan for.")
+@click.option("--kinds", default="injection,secret,pii", show_default=True, help="Comma-separated kinds to scan for.")
 @click.option("--rules", "rules", multiple=True, type=click.Path(path_type=Path),
               help="An extra directory of rule YAML files (repeatable), validated like the built-in ones.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "note"]), default="warning", show_default=True,
               help="Lowest finding severity that makes the exit code 1.")
 def scan_command(paths, fmt, output, kinds, rules, fail_on) -> None:
-    """Scan files and folders for hidden prompt injection."""
+    """Scan files and folders for hidden prompt injection, secrets and personal data."""
     from scanner.rulepack import RuleError
     from scanner.scan import Scanner, format_text
 
@@ -180,6 +180,56 @@ def scan_command(paths, fmt, output, kinds, rules, fail_on) -> None:
     result = scanner.scan(list(paths))
     emit(to_json(result.to_json()) if fmt == "json" else format_text(result), output)
     sys.exit(EXIT_FAIL if result.fails(fail_on) else EXIT_OK)
+
+
+# --- redact -------------------------------------------------------------------------------------------
+
+@cli.command("redact")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--check", "mode", flag_value="check", default=True, help="Print the plan; change nothing (default).")
+@click.option("--write", "mode", flag_value="write", help="Apply the plan atomically and update manifest.json.")
+@click.option("--provenance", type=click.Choice(["sha256", "hmac"]), default="sha256", show_default=True,
+              help="How sha256_original is computed: the spec's plain digest, or HMAC-SHA256 keyed by "
+                   "$CENTINELA_PROVENANCE_KEY (never committed).")
+@click.option("--kinds", default="secret,pii", show_default=True, help="What to redact: secret, pii or both.")
+@format_option()
+@output_option
+def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
+    """Plan (--check) or apply (--write) the spec's redaction rules to files and fixture trees."""
+    from scanner.redact import RedactError, Redactor, find_root, finish_journal, format_text
+
+    kind_list = tuple(k.strip() for k in kinds.split(",") if k.strip())
+    if not kind_list or any(k not in ("secret", "pii") for k in kind_list):
+        raise click.BadParameter(f"choose from secret, pii (got {kinds!r})", param_hint="--kinds")
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        raise RunError(f"{missing[0]}: no such file or directory")
+    roots = {r for r in (find_root(p if p.is_dir() else p.parent) for p in paths) if r is not None}
+    finished = []
+    for root in sorted(roots):
+        journal = root / ".centinela-redact.journal"
+        if journal.exists():
+            if mode == "write":
+                finished += [f"{root}/{rel}" for rel in finish_journal(root)]
+            else:
+                click.echo(f"{root}: an interrupted redaction left {journal.name}: run redact --write to finish it",
+                           err=True)
+    try:
+        redactor = Redactor(kind_list)
+        plan = redactor.plan(list(paths), provenance)
+        if mode == "write":
+            redactor.write(plan, provenance)
+    except RedactError as exc:
+        raise RunError(str(exc)) from None
+    if fmt == "json":
+        data = plan.to_json()
+        if finished:
+            data["finished_from_journal"] = finished
+        emit(to_json(data), output)
+    else:
+        emit(format_text(plan, wrote=mode == "write"), output)
+    left = plan.pending if mode == "check" else any(f.changes and f.path not in plan.written for f in plan.files)
+    sys.exit(EXIT_FAIL if (left or plan.fails) else EXIT_OK)
 
 
 # --- contain ------------------------------------------------------------------------------------------

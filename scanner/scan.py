@@ -15,7 +15,7 @@ from scanner.findings import SEVERITY_ORDER, Finding
 from scanner.loaders import HTML_EXT, SCANNABLE_EXT, iter_files, load_path
 from scanner.units import Document, LoadError
 
-ALL_KINDS = ("injection",)
+ALL_KINDS = ("injection", "secret", "pii")
 
 
 @dataclass
@@ -75,6 +75,17 @@ class Scanner:
                 pf = Prefilter(self.injection.lexicon.lexicon, GATE_EXEMPT)
                 self.prefilter = pf if pf.enabled else None
 
+        self.secrets = None
+        self.pii = None
+        if "secret" in self.kinds:
+            from scanner.secrets.detect import SecretScanner
+
+            self.secrets = SecretScanner()
+        if "pii" in self.kinds:
+            from scanner.pii import PiiScanner
+
+            self.pii = PiiScanner()
+
     def skip_clean_html(self, target: "Target") -> bool:
         """True when the prefilter shows an HTML page cannot hold an injection (so it needs no full load)."""
         if self.prefilter is None or target.path.suffix.lower() not in HTML_EXT:
@@ -90,8 +101,10 @@ class Scanner:
 
     def scan_document(self, doc: Document) -> list[Finding]:
         findings: list[Finding] = []
-        if self.injection is not None:
-            findings.extend(self.injection.scan(doc))
+        for scanner in (self.injection, self.secrets, self.pii):
+            if scanner is not None:
+                findings.extend(scanner.scan(doc))
+        findings.sort(key=Finding.sort_key)
         return findings
 
     def scan(self, paths: list[Path]) -> ScanResult:

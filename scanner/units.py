@@ -27,6 +27,7 @@ class Channel(str, Enum):
     TITLE = "title"                    # <title>
     COMMENT = "comment"                # <!-- … -->
     ATTRIBUTE = "attribute"            # alt, title, aria-label, placeholder, data-*, meta content, …
+    LINK = "link"                      # href, src, action, srcset…: addresses, scanned for secrets and mailto: data
     JSON_LD = "json_ld"                # <script type="application/ld+json">
     SCRIPT = "script"                  # any other <script>
     STYLE = "style"                    # <style> blocks

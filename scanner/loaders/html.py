@@ -23,6 +23,10 @@ TEXT_ATTRIBUTES = frozenset({
     "alt", "title", "aria-label", "aria-description", "aria-roledescription", "aria-placeholder",
     "placeholder", "label", "summary", "srcdoc", "value",
 })
+# Attributes that hold addresses: not text a reader sees, but where mailto: addresses and API keys in query
+# strings end up.
+LINK_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "cite", "poster", "srcset", "data", "background",
+                             "longdesc", "ping", "xlink:href"})
 _CHARREF = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+?(?:charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)|content\s*=\s*["'][^"']*?charset\s*=\s*([a-zA-Z0-9_.:-]+))""",
@@ -172,6 +176,8 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
                 name = a.name
                 if name in TEXT_ATTRIBUTES or name.startswith("data-") or (name == "content" and (tag == "meta" or "itemprop" in el.attrs)):
                     emit(a.value_start, a.value_end, Channel.ATTRIBUTE, el, locator=f"{tag}@{name}")
+                elif name in LINK_ATTRIBUTES:
+                    emit(a.value_start, a.value_end, Channel.LINK, el, locator=f"{tag}@{name}")
             if tag not in VOID and not (tok.self_closing and el.context == "svg"):
                 stack.append(el)
         elif kind == "rawtext":
