@@ -144,15 +144,26 @@ def _kinds(value: str) -> tuple[str, ...]:
     return kinds
 
 
-def _rule_dirs(rules: tuple[Path, ...]) -> tuple[Path, ...] | None:
+def _rule_dirs(rules: tuple[Path, ...]) -> tuple[tuple[Path, ...] | None, tuple[Path, ...]]:
+    """(injection rule dirs, secret rule dirs) for --rules: YAML files directly in DIR (or in DIR/injection)
+    are injection rules; DIR/secrets holds secret rules."""
     if not rules:
-        return None
+        return None, ()
     from scanner.rulepack import BUILTIN_RULES
 
+    injection: list[Path] = []
+    secrets: list[Path] = []
     for directory in rules:
         if not directory.is_dir():
             raise RunError(f"{directory}: --rules needs a directory of rule YAML files")
-    return (BUILTIN_RULES / "injection",) + tuple(d.resolve() for d in rules)
+        if (directory / "secrets").is_dir():
+            secrets.append((directory / "secrets").resolve())
+        if (directory / "injection").is_dir():
+            injection.append((directory / "injection").resolve())
+        if any(directory.glob("*.yaml")) or any(directory.glob("*.yml")):
+            injection.append(directory.resolve())
+    inj = ((BUILTIN_RULES / "injection",) + tuple(injection)) if injection else None
+    return inj, tuple(secrets)
 
 
 @cli.command("scan")
@@ -174,8 +185,9 @@ def scan_command(paths, fmt, output, kinds, rules, fail_on) -> None:
     if missing:
         raise RunError(f"{missing[0]}: no such file or directory")
     try:
-        scanner = Scanner(kind_list, _rule_dirs(rules))
-    except RuleError as exc:
+        injection_dirs, secret_dirs = _rule_dirs(rules)
+        scanner = Scanner(kind_list, injection_dirs, secret_rule_dirs=secret_dirs)
+    except RuleError as exc:  # the injection and secret packs both validate to RuleError: one line, exit 2
         raise RunError(str(exc)) from None
     result = scanner.scan(list(paths))
     emit(to_json(result.to_json()) if fmt == "json" else format_text(result), output)
@@ -290,7 +302,7 @@ def corpus_check(corpus_dir, rules, fmt, output) -> None:
 
     directory = corpus_dir or default_corpus_dir()
     try:
-        scanner = Scanner(("injection",), _rule_dirs(rules))
+        scanner = Scanner(("injection",), _rule_dirs(rules)[0])
         report = check_corpus(directory, scanner)
     except (CorpusError, RuleError) as exc:
         raise RunError(str(exc)) from None

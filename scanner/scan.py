@@ -59,7 +59,8 @@ def collect_targets(paths: list[Path]) -> list[Target]:
 
 
 class Scanner:
-    def __init__(self, kinds=ALL_KINDS, rule_dirs: tuple | None = None, prefilter: bool = True):
+    def __init__(self, kinds=ALL_KINDS, rule_dirs: tuple | None = None, prefilter: bool = True,
+                 secret_rule_dirs: tuple = ()):
         self.kinds = tuple(kinds)
         self.injection = None
         self.prefilter = None
@@ -80,7 +81,7 @@ class Scanner:
         if "secret" in self.kinds:
             from scanner.secrets.detect import SecretScanner
 
-            self.secrets = SecretScanner()
+            self.secrets = SecretScanner(extra_rule_dirs=tuple(secret_rule_dirs))
         if "pii" in self.kinds:
             from scanner.pii import PiiScanner
 
