@@ -144,6 +144,15 @@ def _kinds(value: str) -> tuple[str, ...]:
     return kinds
 
 
+def _repo_root() -> Path:
+    """The git work tree around the current directory, else the current directory (SARIF URIs are relative to it)."""
+    here = Path.cwd().resolve()
+    for folder in [here] + list(here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
 def _rule_dirs(rules: tuple[Path, ...]) -> tuple[tuple[Path, ...] | None, tuple[Path, ...]]:
     """(injection rule dirs, secret rule dirs) for --rules: YAML files directly in DIR (or in DIR/injection)
     are injection rules; DIR/secrets holds secret rules."""
@@ -168,14 +177,16 @@ def _rule_dirs(rules: tuple[Path, ...]) -> tuple[tuple[Path, ...] | None, tuple[
 
 @cli.command("scan")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@format_option(("text", "json"))
+@format_option(("text", "json", "sarif"))
 @output_option
+@click.option("--category", default="centinela", show_default=True,
+              help="SARIF automationDetails category (one per analysis uploaded to code scanning).")
 @click.option("--kinds", default="injection,secret,pii", show_default=True, help="Comma-separated kinds to scan for.")
 @click.option("--rules", "rules", multiple=True, type=click.Path(path_type=Path),
               help="An extra directory of rule YAML files (repeatable), validated like the built-in ones.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "note"]), default="warning", show_default=True,
               help="Lowest finding severity that makes the exit code 1.")
-def scan_command(paths, fmt, output, kinds, rules, fail_on) -> None:
+def scan_command(paths, fmt, output, category, kinds, rules, fail_on) -> None:
     """Scan files and folders for hidden prompt injection, secrets and personal data."""
     from scanner.rulepack import RuleError
     from scanner.scan import Scanner, format_text
@@ -190,7 +201,14 @@ def scan_command(paths, fmt, output, kinds, rules, fail_on) -> None:
     except RuleError as exc:  # the injection and secret packs both validate to RuleError: one line, exit 2
         raise RunError(str(exc)) from None
     result = scanner.scan(list(paths))
-    emit(to_json(result.to_json()) if fmt == "json" else format_text(result), output)
+    if fmt == "sarif":
+        from scanner.sarif import build_sarif, dumps_sarif
+
+        log = build_sarif(result, scanner.rule_metas(), repo_root=_repo_root(), category=category,
+                          scan_root_for=lambda p: result.roots.get(p))
+        emit(dumps_sarif(log), output)
+    else:
+        emit(to_json(result.to_json()) if fmt == "json" else format_text(result), output)
     sys.exit(EXIT_FAIL if result.fails(fail_on) else EXIT_OK)
 
 

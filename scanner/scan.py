@@ -24,6 +24,7 @@ class ScanResult:
     errors: list[dict] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     documents: list[dict] = field(default_factory=list)
+    roots: dict = field(default_factory=dict)          # display path -> the directory it is relative to
 
     def to_json(self) -> dict:
         return {
@@ -43,6 +44,7 @@ class ScanResult:
 class Target:
     path: Path
     display: str
+    base: Path = Path(".")
 
 
 def collect_targets(paths: list[Path]) -> list[Target]:
@@ -52,9 +54,9 @@ def collect_targets(paths: list[Path]) -> list[Target]:
         if root.is_dir():
             for f in iter_files([root]):
                 if f.suffix.lower() in SCANNABLE_EXT:
-                    targets.append(Target(f, f.relative_to(root).as_posix()))
+                    targets.append(Target(f, f.relative_to(root).as_posix(), root))
         else:
-            targets.append(Target(root, root.as_posix()))
+            targets.append(Target(root, root.as_posix(), Path(".")))
     return targets
 
 
@@ -100,6 +102,19 @@ class Scanner:
 
         return not self.prefilter.may_hold_injection(decode_bytes(data, sniff_charset(data)).text)
 
+    def rule_metas(self) -> list:
+        """SARIF rule metadata of every rule this scanner runs."""
+        from scanner.sarif import rule_meta_from_rule
+
+        metas = []
+        if self.injection is not None:
+            metas += [rule_meta_from_rule(r) for r in self.injection.rules]
+        if self.secrets is not None:
+            metas += [rule_meta_from_rule(r) for r in self.secrets.rules]
+        if self.pii is not None and hasattr(self.pii, "rule_metas"):
+            metas += list(self.pii.rule_metas())
+        return metas
+
     def scan_document(self, doc: Document) -> list[Finding]:
         findings: list[Finding] = []
         for scanner in (self.injection, self.secrets, self.pii):
@@ -112,6 +127,7 @@ class Scanner:
         result = ScanResult()
         for target in collect_targets(paths):
             result.files_scanned += 1
+            result.roots[target.display] = target.base
             entry = {"path": target.display, "injection_vectors": [], "pii_entities": [], "secret_entities": []}
             if self.skip_clean_html(target):
                 result.documents.append(entry)
