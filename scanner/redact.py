@@ -33,7 +33,7 @@ from scanner.loaders import HTML_EXT, load_bytes, load_path
 from scanner.spans import SpanError, apply_span, normalise_ws, parse_span
 from scanner.units import Channel, Document, LoadError
 
-JOURNAL = ".centinela-redact.journal"
+from scanner.fixtures.tree import REDACT_JOURNAL as JOURNAL  # noqa: E402
 CONTEXT_CHARS = 2048
 PROVENANCE_KEY_ENV = "CENTINELA_PROVENANCE_KEY"
 # Redacted values with a small candidate space: a plain digest of the original body gives them back.

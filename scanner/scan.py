@@ -40,6 +40,18 @@ class ScanResult:
         return bool(self.errors) or any(SEVERITY_ORDER[f.severity] >= level for f in self.findings)
 
 
+def reportable(f: Finding) -> bool:
+    """Contract: of EMAIL_ADDRESS only EMAIL_PERSONAL is a finding; a company's own phone is not personal data.
+    Role mailboxes and company phones are kept and not reported; a company RFC and names are reported as notes."""
+    if f.kind != "pii":
+        return True
+    if f.entity == "EMAIL_ROLE":
+        return False
+    if f.entity == "PHONE_NUMBER" and f.extra.get("replacement") is None:
+        return False
+    return True
+
+
 @dataclass
 class Target:
     path: Path
@@ -119,7 +131,7 @@ class Scanner:
         findings: list[Finding] = []
         for scanner in (self.injection, self.secrets, self.pii):
             if scanner is not None:
-                findings.extend(scanner.scan(doc))
+                findings.extend(f for f in scanner.scan(doc) if reportable(f))
         findings.sort(key=Finding.sort_key)
         return findings
 

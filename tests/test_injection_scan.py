@@ -83,8 +83,10 @@ def test_scan_json_is_the_contract_shape():
     docs = {d["path"]: d for d in data["documents"]}
     assert len(docs) == data["files_scanned"]
     assert docs["inj-html-comment.html"]["injection_vectors"] == ["html_comment"]
-    clean = [d for d in data["documents"] if not d["injection_vectors"]]
-    assert all(d["pii_entities"] == [] and d["secret_entities"] == [] for d in clean)
+    # the example tree is redacted: no secret, no personal datum the spec removes; a company RFC or a name may be
+    # reported (notes), role mailboxes and company phones are not findings at all
+    assert all(d["secret_entities"] == [] for d in data["documents"])
+    assert all(set(d["pii_entities"]) <= {"MX_RFC_PERSONA_MORAL", "PERSON"} for d in data["documents"])
 
 
 def test_scan_exit_codes(tmp_path):

@@ -72,7 +72,9 @@ def build_tree(root: Path, providers=("alpha", "beta")) -> Path:
     add("_shared/html/acme.html", "html", "gs-002")
     pdf = root / "_shared/pdf/informe.pdf"
     pdf.parent.mkdir(parents=True, exist_ok=True)
-    pdf.write_bytes(b"%PDF-1.4\n% test\n")
+    from scanner.pdfwriter import TextRun, make_pdf
+
+    pdf.write_bytes(make_pdf([[TextRun("Informe anual 2025 de Acme")]]))
     add("_shared/pdf/informe.pdf", "pdf", "gs-003")
     write_json(root / "_shared/expected/gs-002.json", {"case": "gs-002", "observations": [
         {"id": "obs-1", "artifact": "_shared/html/acme.html", "span": "offset:15-37", "text": "Planta en Querétaro."}]})
