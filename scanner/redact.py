@@ -165,6 +165,9 @@ class Redactor:
         try:
             doc = load_path(path, rel)
         except LoadError as exc:
+            if exc.code == "format_tables_ocr":
+                # A scan with no text layer holds no text to redact (the spec's class-3 case); scan reports it.
+                return FilePlan(path=rel, file=path, root=root, warnings=[exc.message])
             return {"path": rel, "code": exc.code, "message": exc.message}
         fp = FilePlan(path=rel, file=path, root=root, doc=doc)
         findings = self.findings(doc)
