@@ -22,15 +22,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: setup
-	@mkdir -p $(OUT)
-	@echo "== centinela manifest verify fixtures/web-search"
-	@$(BIN)/centinela manifest verify fixtures/web-search --format json --output $(OUT)/manifest-verify.json; \
-	 rc=$$?; $(BIN)/centinela manifest verify fixtures/web-search | tail -n 1; \
-	 echo "   exit code $$rc: every capture in the example tree is synthetic, so verify reports each results/html/pdf/contradictory file as synthetic_not_allowed and nothing else (see README)"
-	@echo "== centinela scan fixtures/web-search"
-	@$(BIN)/centinela scan fixtures/web-search --format json --output $(OUT)/scan.json; \
-	 rc=$$?; $(BIN)/centinela scan fixtures/web-search > $(OUT)/scan.txt; grep -E "^[^ ].*(html|pdf|json)$$" $(OUT)/scan.txt | sed 's/^/   flagged: /'; tail -n 1 $(OUT)/scan.txt; \
-	 echo "   exit code $$rc: the prompt-injection fixtures (and the search results that quote them) are flagged, as they must be; the scanned bulletin is reported as format_tables_ocr"
+	@rm -rf $(OUT)
+	@echo "== centinela check fixtures/web-search --out $(OUT)"
+	@$(BIN)/centinela check fixtures/web-search --out $(OUT); rc=$$?; \
+	 echo "   exit code $$rc. The example tree is synthetic, so verify reports every results/html/pdf/contradictory file as"; \
+	 echo "   synthetic_not_allowed (and nothing else); the scan flags the seven prompt-injection fixtures (expected: class 8)"; \
+	 echo "   and fails on the four search results that quote them; the scanned bulletin is reported as format_tables_ocr."
 	@echo "== centinela corpus check"
 	@$(BIN)/centinela corpus check --format json --output $(OUT)/corpus-check.json; $(BIN)/centinela corpus check | tail -n 1
 	@echo "outputs written to $(OUT)/:"; ls -1 $(OUT) | sed 's/^/   /'

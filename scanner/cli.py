@@ -64,30 +64,48 @@ def manifest() -> None:
 
 
 @manifest.command("verify")
-@click.argument("root", type=click.Path(path_type=Path))
+@click.argument("roots", nargs=-1, required=True, type=click.Path(path_type=Path))
 @format_option()
 @output_option
-def manifest_verify(root: Path, fmt: str, output: Path | None) -> None:
-    """Verify the fixture tree at ROOT against its manifest.json and the spec's catalogue."""
+def manifest_verify(roots: tuple[Path, ...], fmt: str, output: Path | None) -> None:
+    """Verify the fixture tree at ROOT against its manifest.json and the spec's catalogue.
+
+    Files may be given instead of a root (as a pre-commit hook does): the trees that hold them are verified."""
     from scanner.fixtures.tree import TreeError
     from scanner.fixtures.verify import verify_tree
+    from scanner.redact import find_root
 
+    trees: list[Path] = []
+    for arg in roots:
+        if arg.is_file():
+            found = find_root(arg.parent)
+            if found is None:
+                continue             # a file outside any fixture tree has no manifest to verify against
+            arg = found
+        if arg not in trees:
+            trees.append(arg)
+    reports = []
     try:
-        report = verify_tree(root)
+        for tree in trees:
+            reports.append(verify_tree(tree))
     except TreeError as exc:
         raise RunError(str(exc)) from None
     if fmt == "json":
-        emit(to_json(report.to_json()), output)
+        data = reports[0].to_json() if len(reports) == 1 else {
+            "ok": all(r.ok for r in reports), "trees": [r.to_json() for r in reports]}
+        emit(to_json(data if reports else {"ok": True, "problems": [], "trees": []}), output)
     else:
-        lines = [f"{p.path}: {p.code}: {p.message}" for p in report.problems]
-        lines += [f"{p.path}: warning: {p.code}: {p.message}" for p in report.warnings]
-        codes = sorted({p.code for p in report.problems})
-        summary = (f"{root}: ok — {report.files_checked} files, providers: {', '.join(report.providers) or 'none'}"
-                   if report.ok else
-                   f"{root}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''} "
-                   f"({', '.join(codes)}) in {report.files_checked} listed files")
-        emit("\n".join(lines + [summary]), output)
-    sys.exit(EXIT_OK if report.ok else EXIT_FAIL)
+        lines = []
+        for report in reports:
+            lines += [f"{p.path}: {p.code}: {p.message}" for p in report.problems]
+            lines += [f"{p.path}: warning: {p.code}: {p.message}" for p in report.warnings]
+            codes = sorted({p.code for p in report.problems})
+            lines.append(f"{report.root}: ok — {report.files_checked} files, providers: {', '.join(report.providers) or 'none'}"
+                         if report.ok else
+                         f"{report.root}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''} "
+                         f"({', '.join(codes)}) in {report.files_checked} listed files")
+        emit("\n".join(lines) or "no fixture tree among the given files", output)
+    sys.exit(EXIT_OK if all(r.ok for r in reports) else EXIT_FAIL)
 
 
 @manifest.command("update")
@@ -144,6 +162,33 @@ def _kinds(value: str) -> tuple[str, ...]:
     return kinds
 
 
+def _drop_expected_injections(result, classes: set[str]) -> None:
+    """Leave out injection findings in fixtures whose manifest class is expected to carry them."""
+    from scanner.fixtures.tree import read_manifest
+    from scanner.redact import find_root
+
+    cache: dict = {}
+    kept = []
+    allowed = 0
+    for f in result.findings:
+        if f.kind == "injection":
+            base = result.roots.get(f.path, Path("."))
+            file = (base / f.path).resolve()
+            root = find_root(file.parent)
+            if root is not None:
+                if root not in cache:
+                    cache[root] = {rel: e.class_ for rel, e in read_manifest(root).entries.items()}
+                if cache[root].get(file.relative_to(root).as_posix()) in classes:
+                    allowed += 1
+                    continue
+        kept.append(f)
+    result.findings = kept
+    for doc in result.documents:
+        doc["injection_vectors"] = sorted({f.vector for f in kept if f.path == doc["path"] and f.kind == "injection"})
+    click.echo(f"{allowed} injection finding(s) in fixtures of class {', '.join(sorted(classes))} left out (expected)",
+               err=True)
+
+
 def _repo_root() -> Path:
     """The git work tree around the current directory, else the current directory (SARIF URIs are relative to it)."""
     here = Path.cwd().resolve()
@@ -186,7 +231,10 @@ def _rule_dirs(rules: tuple[Path, ...]) -> tuple[tuple[Path, ...] | None, tuple[
               help="An extra directory of rule YAML files (repeatable), validated like the built-in ones.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "note"]), default="warning", show_default=True,
               help="Lowest finding severity that makes the exit code 1.")
-def scan_command(paths, fmt, output, category, kinds, rules, fail_on) -> None:
+@click.option("--allow-class", "allow_classes", multiple=True, metavar="CLASS",
+              help="Injection findings in fixtures of this manifest class are expected (e.g. prompt-injection): "
+                   "they are left out of the results and counted.")
+def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_classes) -> None:
     """Scan files and folders for hidden prompt injection, secrets and personal data."""
     from scanner.rulepack import RuleError
     from scanner.scan import Scanner, format_text
@@ -201,6 +249,8 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on) -> None:
     except RuleError as exc:  # the injection and secret packs both validate to RuleError: one line, exit 2
         raise RunError(str(exc)) from None
     result = scanner.scan(list(paths))
+    if allow_classes:
+        _drop_expected_injections(result, set(allow_classes))
     if fmt == "sarif":
         from scanner.sarif import build_sarif, dumps_sarif
 
@@ -260,6 +310,27 @@ def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
         emit(format_text(plan, wrote=mode == "write"), output)
     left = plan.pending if mode == "check" else any(f.changes and f.path not in plan.written for f in plan.files)
     sys.exit(EXIT_FAIL if (left or plan.fails) else EXIT_OK)
+
+
+# --- check --------------------------------------------------------------------------------------------
+
+@cli.command("check")
+@click.argument("root", type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("centinela-out"),
+              show_default=True, help="Directory for every output (JSON, SARIF, plan).")
+@click.option("--category", default="centinela", show_default=True, help="SARIF category.")
+@format_option()
+def check_command(root: Path, out: Path, category: str, fmt: str) -> None:
+    """Everything CI needs: manifest verify, scan (JSON + SARIF) and redact --check on the tree at ROOT."""
+    from scanner.check import format_text, run_check
+    from scanner.fixtures.tree import TreeError
+
+    try:
+        report = run_check(root, out, _repo_root(), category)
+    except TreeError as exc:
+        raise RunError(str(exc)) from None
+    emit(to_json(report.to_json()) if fmt == "json" else format_text(report) + f"\noutputs in {out}/", None)
+    sys.exit(EXIT_OK if report.ok else EXIT_FAIL)
 
 
 # --- contain ------------------------------------------------------------------------------------------

@@ -490,6 +490,8 @@ def format_text(plan: RedactPlan, wrote: bool) -> str:
     n = sum(len(fp.redactions) for fp in plan.files)
     files = sum(1 for fp in plan.files if fp.changes)
     verb = "redacted" if wrote else "to redact"
+    if files and not wrote:
+        lines.append("run `centinela redact --write` on these paths to apply the plan (it updates manifest.json)")
     lines.append(f"{n} value(s) {verb} in {files} file(s) of {len(plan.files)} checked"
                  + (f"; {len(plan.written)} written" if wrote else "")
                  + (f"; {len(plan.errors)} could not be read" if plan.errors else ""))
