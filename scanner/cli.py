@@ -7,6 +7,7 @@ asked (usage error, unreadable input, missing file) with a one-line message on s
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -33,11 +34,11 @@ output_option = click.option("--output", "-o", "output", type=click.Path(dir_oka
                              help="Write the output to FILE (atomically) instead of standard output.")
 
 
-def emit(text: str, output: Path | None) -> None:
+def emit(text: str, output: Path | None, color: bool | None = None) -> None:
     if not text.endswith("\n"):
         text += "\n"
     if output is None:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=color)
         return
     try:
         atomic_write_text(output, text)
@@ -189,6 +190,22 @@ def _drop_expected_injections(result, classes: set[str]) -> None:
                err=True)
 
 
+def _progress_bar():
+    """A progress bar on stderr for long scans, or None: off when stderr is not a terminal, under CI
+    (`CI` set) or pre-commit (`PRE_COMMIT` set)."""
+    if not sys.stderr.isatty() or os.environ.get("CI") or os.environ.get("PRE_COMMIT"):
+        return None
+
+    def wrap(targets):
+        if len(targets) < 20:
+            yield from targets
+            return
+        with click.progressbar(targets, label="scanning", file=sys.stderr,
+                               item_show_func=lambda t: t.display[-40:] if t else "") as bar:
+            yield from bar
+    return wrap
+
+
 def _repo_root() -> Path:
     """The git work tree around the current directory, else the current directory (SARIF URIs are relative to it)."""
     here = Path.cwd().resolve()
@@ -234,7 +251,11 @@ def _rule_dirs(rules: tuple[Path, ...]) -> tuple[tuple[Path, ...] | None, tuple[
 @click.option("--allow-class", "allow_classes", multiple=True, metavar="CLASS",
               help="Injection findings in fixtures of this manifest class are expected (e.g. prompt-injection): "
                    "they are left out of the results and counted.")
-def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_classes) -> None:
+@click.option("--no-progress", is_flag=True, help="No progress bar (it is off anyway when stderr is not a terminal, "
+              "under CI or under pre-commit).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the text output (auto: on a terminal, unless NO_COLOR is set).")
+def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_classes, no_progress, color) -> None:
     """Scan files and folders for hidden prompt injection, secrets and personal data."""
     from scanner.rulepack import RuleError
     from scanner.scan import Scanner, format_text
@@ -248,7 +269,7 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
         scanner = Scanner(kind_list, injection_dirs, secret_rule_dirs=secret_dirs)
     except RuleError as exc:  # the injection and secret packs both validate to RuleError: one line, exit 2
         raise RunError(str(exc)) from None
-    result = scanner.scan(list(paths))
+    result = scanner.scan(list(paths), progress=None if no_progress else _progress_bar())
     if allow_classes:
         _drop_expected_injections(result, set(allow_classes))
     if fmt == "sarif":
@@ -258,7 +279,10 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
                           scan_root_for=lambda p: result.roots.get(p))
         emit(dumps_sarif(log), output)
     else:
-        emit(to_json(result.to_json()) if fmt == "json" else format_text(result), output)
+        use_color = color == "always" or (color == "auto" and output is None and sys.stdout.isatty()
+                                          and not os.environ.get("NO_COLOR"))
+        emit(to_json(result.to_json()) if fmt == "json" else format_text(result, color=use_color), output,
+             color=use_color or None)
     sys.exit(EXIT_FAIL if result.fails(fail_on) else EXIT_OK)
 
 

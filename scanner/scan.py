@@ -135,9 +135,11 @@ class Scanner:
         findings.sort(key=Finding.sort_key)
         return findings
 
-    def scan(self, paths: list[Path]) -> ScanResult:
+    def scan(self, paths: list[Path], progress=None) -> ScanResult:
+        """Scan files and folders; `progress(targets)` may wrap the list of files (a progress bar)."""
         result = ScanResult()
-        for target in collect_targets(paths):
+        targets = collect_targets(paths)
+        for target in (progress(targets) if progress is not None else targets):
             result.files_scanned += 1
             result.roots[target.display] = target.base
             entry = {"path": target.display, "injection_vectors": [], "pii_entities": [], "secret_entities": []}
@@ -165,20 +167,29 @@ class Scanner:
         return result
 
 
-def format_text(result: ScanResult) -> str:
+_COLORS = {"error": "red", "warning": "yellow", "note": "cyan"}
+
+
+def format_text(result: ScanResult, color: bool = False) -> str:
+    import click
+
+    def paint(text: str, **style) -> str:
+        return click.style(text, **style) if color else text
+
     lines: list[str] = []
     by_path: dict[str, list[Finding]] = {}
     for f in result.findings:
         by_path.setdefault(f.path, []).append(f)
     for path in sorted(by_path):
-        lines.append(path)
+        lines.append(paint(path, bold=True))
         for f in by_path[path]:
             where = f"page {f.page} {f.line}:{f.column}" if f.page else f"{f.line}:{f.column}"
             label = f.vector or f.entity or ""
-            lines.append(f"  {where:<12} {f.severity:<7} {f.rule_id} {label}: {f.message}")
+            severity = paint(f"{f.severity:<7}", fg=_COLORS.get(f.severity))
+            lines.append(f"  {where:<12} {severity} {f.rule_id} {label}: {f.message}")
             lines.append(f"  {'':<12} evidence: {f.evidence}")
     for e in result.errors:
-        lines.append(f"{e['path']}: error: {e['code']}: {e['message']}")
+        lines.append(paint(f"{e['path']}: error: {e['code']}: {e['message']}", fg="red"))
     flagged = len(by_path)
     lines.append(f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} in {flagged} of "
                  f"{result.files_scanned} files"
