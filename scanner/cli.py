@@ -190,6 +190,44 @@ def _drop_expected_injections(result, classes: set[str]) -> None:
                err=True)
 
 
+def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_path, write_baseline_path):
+    """Apply inline directives, the allowlist and the baseline; write a baseline when asked. Returns the
+    fingerprint key (give the same one to build_sarif). A bad allowlist or baseline: exit 2."""
+    from scanner.suppress import (
+        DEFAULT_ALLOWLIST, SourceFiles, SuppressionError, apply_suppressions, fingerprint_key_from_env,
+        load_allowlist, load_baseline, write_baseline,
+    )
+
+    try:
+        key = fingerprint_key_from_env()
+        if allowlist_path is None and (repo_root / DEFAULT_ALLOWLIST).is_file():
+            allowlist_path = repo_root / DEFAULT_ALLOWLIST
+        allowlist = load_allowlist(allowlist_path) if allowlist_path is not None else None
+        baseline = load_baseline(baseline_path) if baseline_path is not None else None
+    except SuppressionError as exc:
+        raise RunError(str(exc)) from None
+    active = {m.id for m in scanner.rule_metas()}
+    if "pii" in kinds:
+        from scanner.pii.scanner import RULES as PII_RULES
+
+        active |= {rule_id for rule_id, _ in PII_RULES.values()}
+    files = SourceFiles(repo_root, result.roots)
+    report = apply_suppressions(result.findings, path_of=files.path_of, text_of=files.text_of,
+                                allowlist=allowlist, baseline=baseline, key=key,
+                                scanned=list(result.roots), active_rules=active)
+    for w in report.warnings:
+        click.echo(str(w), err=True)
+    result.suppression = report
+    if write_baseline_path is not None:
+        try:
+            n = write_baseline(result.findings, write_baseline_path, path_of=files.path_of,
+                               text_of=files.text_of, key=key)
+        except OSError as exc:
+            raise RunError(f"{write_baseline_path}: cannot write: {exc.strerror or exc}") from None
+        click.echo(f"wrote {write_baseline_path}: {n} finding(s) baselined", err=True)
+    return key
+
+
 def _progress_bar():
     """A progress bar on stderr for long scans, or None: off when stderr is not a terminal, under CI
     (`CI` set) or pre-commit (`PRE_COMMIT` set)."""
@@ -255,7 +293,18 @@ def _rule_dirs(rules: tuple[Path, ...]) -> tuple[tuple[Path, ...] | None, tuple[
               "under CI or under pre-commit).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text output (auto: on a terminal, unless NO_COLOR is set).")
-def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_classes, no_progress, color) -> None:
+@click.option("--allowlist", "allowlist_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="YAML file of reviewed exceptions keyed by fingerprint (default: .centinela-allowlist.yaml "
+                   "at the repository root, when present).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Leave out findings recorded in this baseline (from --write-baseline): adopt centinela on an "
+                   "existing tree and fail only on new findings.")
+@click.option("--write-baseline", "write_baseline_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the current findings (fingerprint, rule, path only; never the datum) as a baseline.")
+@click.option("--include-suppressed", is_flag=True,
+              help="Also output suppressed findings (JSON: with a 'suppressed' field; SARIF: with suppressions).")
+def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_classes, no_progress, color,
+                 allowlist_path, baseline_path, write_baseline_path, include_suppressed) -> None:
     """Scan files and folders for hidden prompt injection, secrets and personal data."""
     from scanner.rulepack import RuleError
     from scanner.scan import Scanner, format_text
@@ -272,11 +321,15 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
     result = scanner.scan(list(paths), progress=None if no_progress else _progress_bar())
     if allow_classes:
         _drop_expected_injections(result, set(allow_classes))
+    repo_root = _repo_root()
+    key = _suppress(result, scanner, kind_list, repo_root, allowlist_path, baseline_path, write_baseline_path)
+    result.include_suppressed = include_suppressed
     if fmt == "sarif":
         from scanner.sarif import build_sarif, dumps_sarif
 
-        log = build_sarif(result, scanner.rule_metas(), repo_root=_repo_root(), category=category,
-                          scan_root_for=lambda p: result.roots.get(p))
+        log = build_sarif(result, scanner.rule_metas(), repo_root=repo_root, category=category,
+                          scan_root_for=lambda p: result.roots.get(p), include_suppressed=include_suppressed,
+                          fingerprint_key=key)
         emit(dumps_sarif(log), output)
     else:
         use_color = color == "always" or (color == "auto" and output is None and sys.stdout.isatty()

@@ -25,19 +25,29 @@ class ScanResult:
     findings: list[Finding] = field(default_factory=list)
     documents: list[dict] = field(default_factory=list)
     roots: dict = field(default_factory=dict)          # display path -> the directory it is relative to
+    suppression: object = None                         # scanner.suppress.SuppressionReport, when applied
+    include_suppressed: bool = False                   # list suppressed findings too (each with "suppressed")
+
+    def active(self) -> list[Finding]:
+        """The findings that count: those not suppressed inline, by the allowlist or by the baseline."""
+        return [f for f in self.findings if not f.extra.get("suppressed")]
 
     def to_json(self) -> dict:
-        return {
+        shown = self.findings if self.include_suppressed else self.active()
+        out = {
             "tool": {"name": TOOL_NAME, "version": __version__},
             "files_scanned": self.files_scanned,
             "errors": self.errors,
-            "findings": [f.to_json() for f in self.findings],
+            "findings": [f.to_json() for f in shown],
             "documents": self.documents,
         }
+        if self.suppression is not None:
+            out["suppressed"] = self.suppression.to_json()
+        return out
 
     def fails(self, threshold: str = "warning") -> bool:
         level = SEVERITY_ORDER[threshold]
-        return bool(self.errors) or any(SEVERITY_ORDER[f.severity] >= level for f in self.findings)
+        return bool(self.errors) or any(SEVERITY_ORDER[f.severity] >= level for f in self.active())
 
 
 def reportable(f: Finding) -> bool:
@@ -178,7 +188,7 @@ def format_text(result: ScanResult, color: bool = False) -> str:
 
     lines: list[str] = []
     by_path: dict[str, list[Finding]] = {}
-    for f in result.findings:
+    for f in result.active():
         by_path.setdefault(f.path, []).append(f)
     for path in sorted(by_path):
         lines.append(paint(path, bold=True))
@@ -191,7 +201,10 @@ def format_text(result: ScanResult, color: bool = False) -> str:
     for e in result.errors:
         lines.append(paint(f"{e['path']}: error: {e['code']}: {e['message']}", fg="red"))
     flagged = len(by_path)
-    lines.append(f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} in {flagged} of "
+    shown = sum(len(v) for v in by_path.values())
+    lines.append(f"{shown} finding{'s' if shown != 1 else ''} in {flagged} of "
                  f"{result.files_scanned} files"
                  + (f"; {len(result.errors)} could not be read" if result.errors else ""))
+    if result.suppression is not None and result.suppression.total:
+        lines.append(result.suppression.summary_line())
     return "\n".join(lines)
