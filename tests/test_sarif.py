@@ -701,3 +701,35 @@ def test_escaped_datum_is_scrubbed_in_its_decoded_form_too(tmp_path):
     validate(doc)
     dumped = dumps_sarif(doc)
     assert EMAIL not in dumped and raw not in dumped and json.dumps(raw)[1:-1] not in dumped
+
+
+def test_sarif_of_the_example_tree_scan_validates_and_is_stable(tmp_path):
+    """The acceptance case: a scan of the example tree (all kinds) through the CLI, twice, and once more after
+    an unrelated line is added above a finding."""
+    import shutil
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    tree = tmp_path / "web-search"
+    shutil.copytree(repo / "fixtures" / "web-search", tree)
+
+    def sarif():
+        proc = subprocess.run([sys.executable, "-m", "scanner", "scan", str(tree), "--format", "sarif",
+                               "--category", "fixtures"], capture_output=True, text=True, cwd=tmp_path)
+        assert proc.returncode == 1, proc.stderr
+        return json.loads(proc.stdout)
+
+    first, second = sarif(), sarif()
+    validate(first)
+    assert run_of(first)["automationDetails"]["id"] == "fixtures/"
+    prints = lambda doc: [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                           r["partialFingerprints"]["centinela/v1"], r["partialFingerprints"]["primaryLocationLineHash"])
+                          for r in run_of(doc)["results"]]
+    assert prints(first) == prints(second) and prints(first)
+    page = tree / "_shared" / "html" / "inj-html-comment.html"
+    page.write_text("<!-- unrelated line added above -->\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
+    third = prints(sarif())
+    before = {p for p in prints(first) if p[1].endswith("inj-html-comment.html")}
+    after = {p for p in third if p[1].endswith("inj-html-comment.html")}
+    assert before and before == after
