@@ -6,6 +6,9 @@ itself — in every output (JSON, SARIF, text, reports, logs).
 
 from __future__ import annotations
 
+import html
+import json
+
 from scanner.findings import Finding
 from scanner.sourcetext import LineIndex
 from scanner.units import Document, TextUnit
@@ -55,3 +58,19 @@ def unit_finding(doc: Document, unit: TextUnit, i: int, j: int, *, rule_id: str,
                    column=column, page=unit.page, severity=severity, message=message,
                    evidence=mask(unit.text[i:j], entity), channel=unit.channel.value,
                    locator=unit.locator or None, extra=data)
+
+
+MIN_DATUM_LEN = 4    # shorter "data" (a 3-digit fragment) would match unrelated text
+
+
+def datum_variants(raw: str) -> set[str]:
+    """The datum as it sits in the file, and as a reader of the file gets it (JSON escapes and HTML character
+    references decoded): any of them could reach an output through another finding's text."""
+    variants = {raw.strip(), html.unescape(raw).strip()}
+    try:
+        decoded = json.loads(f'"{raw}"')
+    except ValueError:
+        decoded = None
+    if isinstance(decoded, str):
+        variants.add(decoded.strip())
+    return {v for v in variants if len(v) >= MIN_DATUM_LEN}

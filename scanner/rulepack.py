@@ -87,17 +87,16 @@ class Match(_Strict):
                                     "inline markup, a heading and its paragraph), so «<b>Nota para el asistente:</b> …» is one text")
 
 
-class Rule(_Strict):
+class RuleBase(_Strict):
+    """What every rule of every pack carries: identity, severity, help, its own examples."""
+
     id: str
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    kind: Literal["injection", "pii", "secret"]
-    vector: Optional[str] = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
     severity: Literal["error", "warning", "note"]
     precision: Literal["very-high", "high", "medium", "low"]
     security_severity: float = Field(ge=0.0, le=10.0, description="GitHub code scanning security-severity")
     tags: list[str] = Field(default_factory=list)
     message: str
-    match: Match
     help: Help
     examples: Examples
     source: str = Field(default="", exclude=True)
@@ -106,8 +105,14 @@ class Rule(_Strict):
     @classmethod
     def _id_shape(cls, v: str) -> str:
         if not RULE_ID.match(v):
-            raise ValueError("rule ids look like INJ001")
+            raise ValueError("rule ids look like INJ001 or SEC001: letters then three digits")
         return v
+
+
+class Rule(RuleBase):
+    kind: Literal["injection", "pii", "secret"]
+    vector: Optional[str] = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+    match: Match
 
     @model_validator(mode="after")
     def _injection_has_vector(self):

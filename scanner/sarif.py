@@ -46,6 +46,7 @@ import attr
 import sarif_om as om
 
 from scanner import TOOL_NAME, __version__
+from scanner.evidence import datum_variants
 from scanner.findings import SEVERITY_ORDER, Finding
 from scanner.fingerprint import (
     FINGERPRINT_KEY, LINE_HASH_KEY, SENSITIVE_KINDS, finding_fingerprint, github_text, line_hashes,
@@ -64,7 +65,6 @@ _DEFAULT_SECURITY_SEVERITY = {"error": 8.0, "warning": 5.5, "note": 2.0}
 _SUPPRESSION_KINDS = {"inline": "inSource", "allowlist": "external", "baseline": "external"}
 _HELP_SECTIONS = (("what", "What it detects"), ("why", "Why it matters"), ("example", "Example"),
                   ("fix", "What to do"))
-_MIN_SCRUB_LEN = 4       # shorter "data" (a 3-digit fragment) would scramble unrelated text if replaced
 
 
 def _information_uri() -> str:
@@ -434,7 +434,7 @@ def build_sarif(
         if 1 <= region.start_line <= len(hashes):
             partial[LINE_HASH_KEY] = hashes[region.start_line - 1]
         if sensitive and has_span and f.end > f.start:
-            for variant in _datum_variants(text[f.start:f.end]):
+            for variant in datum_variants(text[f.start:f.end]):
                 masks.setdefault(variant, f.evidence or "REDACTED")
         fp = finding_fingerprint(f, place.rel or f.path, text, key=fingerprint_key)
         occurrences[fp] = occurrences.get(fp, 0) + 1
@@ -530,19 +530,6 @@ def build_sarif(
     if masks:
         doc = _scrub(doc, masks)
     return doc
-
-
-def _datum_variants(raw: str) -> set[str]:
-    """The datum as it sits in the file, and as a reader of the file gets it (JSON escapes and HTML character
-    references decoded): any of them could reach a message through another finding's evidence."""
-    variants = {raw.strip(), html.unescape(raw).strip()}
-    try:
-        decoded = json.loads(f'"{raw}"')
-    except ValueError:
-        decoded = None
-    if isinstance(decoded, str):
-        variants.add(decoded.strip())
-    return {v for v in variants if len(v) >= _MIN_SCRUB_LEN}
 
 
 def _scrub(obj: Any, masks: dict[str, str]) -> Any:

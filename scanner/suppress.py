@@ -112,6 +112,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from scanner import TOOL_NAME
 from scanner.atomic import atomic_write_text
+from scanner.evidence import datum_variants
 from scanner.findings import Finding
 from scanner.fingerprint import FINGERPRINT_KEY, SENSITIVE_KINDS, finding_fingerprint
 from scanner.sourcetext import LineIndex
@@ -137,7 +138,6 @@ _BREAK_RE = re.compile(r"\r\n|\r|\n")
 # Extra keys that look like an attempt to store the datum get their own message (all extra keys are refused).
 _DATUM_LIKE = ("value", "secret", "datum", "text", "match", "evidence", "snippet", "token", "password",
                "email", "content", "raw", "data", "plain")
-_MIN_DATUM_LEN = 4
 
 
 class SuppressionError(Exception):
@@ -616,14 +616,7 @@ def _entry_matches(entry: AllowlistEntry, f: Finding, fp: str) -> bool:
 
 
 def _datum_variants(raw: str) -> set[str]:
-    variants = {raw.strip(), _html.unescape(raw).strip()}
-    try:
-        decoded = json.loads(f'"{raw}"')
-    except ValueError:
-        decoded = None
-    if isinstance(decoded, str):
-        variants.add(decoded.strip())
-    return {v.casefold() for v in variants if len(v) >= _MIN_DATUM_LEN}
+    return {v.casefold() for v in datum_variants(raw)}
 
 
 def _entry_holding_datum(entries: list[AllowlistEntry], findings: list[Finding],

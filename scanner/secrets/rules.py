@@ -22,7 +22,7 @@ from typing import Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from scanner.rulepack import RULE_ID, Examples, Help, RuleError
+from scanner.rulepack import RULE_ID, Examples, Help, RuleBase, RuleError
 from scanner.secrets.values import VALIDATORS
 from scanner.units import Channel
 
@@ -135,27 +135,10 @@ class Match(_Strict):
         return self
 
 
-class SecretRule(_Strict):
-    id: str
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+class SecretRule(RuleBase):
     kind: Literal["secret"] = "secret"
     entity: Literal["API_KEY", "AUTH_HEADER", "COOKIE", "ACCOUNT_ID"]
-    severity: Literal["error", "warning", "note"]
-    precision: Literal["very-high", "high", "medium", "low"]
-    security_severity: float = Field(ge=0.0, le=10.0, description="GitHub code scanning security-severity")
-    tags: list[str] = Field(default_factory=list)
-    message: str
-    help: Help
     match: Match
-    examples: Examples
-    source: str = Field(default="", exclude=True)
-
-    @field_validator("id")
-    @classmethod
-    def _id_shape(cls, v: str) -> str:
-        if not RULE_ID.match(v):
-            raise ValueError("rule ids look like SEC001")
-        return v
 
 
 # --- compiled form --------------------------------------------------------------------------------------
