@@ -22,7 +22,7 @@ from typing import Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from scanner.rulepack import RULE_ID, Examples, Help, RuleBase, RuleError
+from scanner.rulepack import Examples, Help, RuleBase, RuleError
 from scanner.secrets.values import VALIDATORS
 from scanner.units import Channel
 
