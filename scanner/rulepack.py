@@ -131,8 +131,9 @@ class PatternGroup(_Strict):
 class DerivedGroup(_Strict):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     from_: str = Field(alias="from", description="The group whose matches are filtered")
-    where: Literal["sentence_initial_unquoted"] = Field(
-        description="sentence_initial_unquoted: keep matches that open a sentence or clause and are not quoted")
+    where: Literal["sentence_initial_unquoted", "unquoted"] = Field(
+        description="sentence_initial_unquoted: keep matches that open a sentence or clause and are not quoted; "
+                    "unquoted: keep matches not inside quotation marks")
 
 
 class Lexicon(_Strict):

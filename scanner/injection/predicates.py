@@ -286,11 +286,16 @@ _SCHEMA_ORG_OK = frozenset({"recipeInstructions", "instructionalMethod", "operat
 
 def jsonld_config_key(unit, doc) -> str:
     """A JSON-LD value under an invented, configuration-like key aimed at the AI ("instructions", "aiNote")."""
-    key = unit.attrs.get("key")
-    if unit.channel != Channel.JSON_LD or unit.attrs.get("is_key") or not key or key in _SCHEMA_ORG_OK:
+    if unit.channel != Channel.JSON_LD or unit.attrs.get("is_key"):
         return ""
-    if _CONFIG_KEY.search(key):
-        return f'invented key "{key}" outside the schema.org vocabulary'
+    # Every key on the path counts: {"assistantConfig": {"mensaje": "…"}} is configuration too.
+    pointer = (unit.locator or "").split("]", 1)[-1]
+    for token in pointer.split("/")[1:]:
+        key = token.replace("~1", "/").replace("~0", "~")
+        if key.isdigit() or key in _SCHEMA_ORG_OK:
+            continue
+        if _CONFIG_KEY.search(key):
+            return f'invented key "{key}" outside the schema.org vocabulary'
     return ""
 
 

@@ -51,7 +51,8 @@ class CompiledLexicon:
             if hits:
                 found[name] = hits
         for name, d in self.derived.items():
-            hits = [Evidence(name, e.start, e.end) for e in found.get(d.from_, ()) if _opens_clause(text, e.start)]
+            keep = _opens_clause if d.where == "sentence_initial_unquoted" else _not_quoted
+            hits = [Evidence(name, e.start, e.end) for e in found.get(d.from_, ()) if keep(text, e.start)]
             if hits:
                 found[name] = hits
         return found
@@ -81,6 +82,15 @@ class CompiledLexicon:
             else:
                 return picked
         return None
+
+
+def _not_quoted(text: str, start: int) -> bool:
+    """The match is not inside quotation marks: no opening quote before it, in its sentence, left unclosed."""
+    line_start = max(text.rfind(c, 0, start) for c in ".!?\n") + 1
+    before = text[line_start:start]
+    opened = sum(before.count(q) for q in "«“") - sum(before.count(q) for q in "»”")
+    straight = before.count('"')
+    return opened <= 0 and straight % 2 == 0
 
 
 def _opens_clause(text: str, start: int) -> bool:
