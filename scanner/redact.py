@@ -181,7 +181,7 @@ class Redactor:
         if wanted and any("replaced" in p for p in doc.problems):
             fp.unredactable.append("file has undecodable bytes: rewriting it would lose them; fix the encoding first")
             wanted = []
-        fp.redactions = _non_overlapping(wanted)
+        fp.redactions = self._to_fixed_point(doc, _non_overlapping(wanted), rel)
         entry = _manifest_entry(root, rel) if root else None
         size = path.stat().st_size
         already_truncated = bool(entry and entry.get("truncated"))
@@ -199,6 +199,40 @@ class Redactor:
                     f"{', '.join(low)}: a brute force recovers such values quickly; use --provenance hmac "
                     f"(key in ${PROVENANCE_KEY_ENV})")
         return fp
+
+    def _to_fixed_point(self, doc: Document, redactions: list[Redaction], rel: str, rounds: int = 4) -> list[Redaction]:
+        """Redact, rescan, repeat: a redaction can change what the text around it says (a name beside a now
+        redacted phone is a person's contact block), so the plan grows until a rescan of the result finds
+        nothing left. Later rounds' spans are mapped back to the original text; a span over an earlier
+        replacement is skipped (it is our own placeholder)."""
+        if doc.kind == "pdf" or not redactions:
+            return redactions
+        for _ in range(rounds):
+            text = _apply(doc, redactions, None)
+            try:
+                again = load_bytes(text.encode("utf-8"), rel)
+            except LoadError:
+                return redactions
+            extra = []
+            for f in self.findings(again):
+                if f.extra.get("replacement") is None or f.page is not None:
+                    continue
+                start, end = _map_back(f.start, f.end, redactions)
+                if start is None:
+                    continue
+                extra.append(Redaction(start, end, f.entity or "", f.extra["replacement"], f.rule_id))
+            if not extra:
+                return redactions
+            merged = sorted(redactions + extra, key=lambda r: (r.start, -(r.end - r.start)))
+            out: list[Redaction] = []
+            for r in merged:
+                if out and r.start < out[-1].end:
+                    continue
+                out.append(r)
+            if len(out) == len(redactions):
+                return redactions
+            redactions = out
+        return redactions
 
     # --- writing ----------------------------------------------------------------------------------------
 
@@ -328,6 +362,20 @@ def _non_overlapping(findings: list[Finding]) -> list[Redaction]:
             continue
         out.append(Redaction(f.start, f.end, f.entity or "", f.extra["replacement"], f.rule_id))
     return out
+
+
+def _map_back(start: int, end: int, redactions: list[Redaction]) -> tuple[int | None, int | None]:
+    """Offsets in the redacted text back to the original; None when the span touches a replacement."""
+    shift = 0
+    for r in redactions:
+        new_start = r.start + shift
+        new_end = new_start + len(r.replacement)
+        if end <= new_start:
+            break
+        if start < new_end:
+            return None, None
+        shift += len(r.replacement) - (r.end - r.start)
+    return start - shift, end - shift
 
 
 def _apply(doc: Document, redactions: list[Redaction], cut: int | None) -> str:

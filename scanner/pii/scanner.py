@@ -227,6 +227,10 @@ def _title_regex() -> re.Pattern:
     return _ENGINE["titles"]
 
 
+_USERINFO_BEFORE = re.compile(r"[a-z][a-z0-9+.-]*://[^\s/@:]*:$", re.I)
+_PLACE_IN_LABEL = re.compile(r"\s*(?:[^\W\d_]+\.?\s+){0,2}[^\W\d_]+\s*:\s*", re.UNICODE)
+
+
 class PiiScanner:
     """Finds personal data in a `Document`; every finding says whether it is redacted (`replacement`)."""
 
@@ -355,6 +359,8 @@ class PiiScanner:
             before = c.unit.text[max(0, c.i - 3):c.i]
             if before.endswith("//") or before.endswith("://"):
                 continue                   # URL user-info (https://key@o1.ingest.sentry.io): not a mailbox
+            if _USERINFO_BEFORE.search(c.unit.text[max(0, c.i - 200):c.i]):
+                continue                   # https://user:password@host — the password is the secret rules' job
             if _HEXISH.fullmatch(local):
                 continue                   # keys and hashes, not people
             c.info = (local, domain)
@@ -557,8 +563,10 @@ class PiiScanner:
                     d = m.start() - pe
                 if limit is not None and d > limit:
                     continue
-                # between the label and the number: only separators and other numbers
-                if before_only and re.search(r"[a-z]{3,}", text[m.end():ps]):
+                # between the label and the number: only separators and other numbers — or a place name
+                # closing the label ("Oficinas Guadalajara: (33) 3615 2000")
+                between = text[m.end():ps]
+                if before_only and re.search(r"[a-z]{3,}", between) and not _PLACE_IN_LABEL.fullmatch(between):
                     continue
                 if best is None or d < best[0] or (d == best[0] and owner == "person"):
                     best = (d, owner, m.group(0))
