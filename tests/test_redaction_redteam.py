@@ -16,7 +16,6 @@ DATA = Path(__file__).parent / "data" / "redaction-redteam"
 KNOWN_MISSES = {
     ("34-html-layout-splits.html", "3398765432"): "owner cue only in the table's column header (Celular)",
     ("36-email-variants-tavily.json", "diego.flores%40gmail.com"): "percent-encoded email in a URL query",
-    ("37-identifier-formats.html", "tova010214mplrlna5"): "lower-case CURP",
     ("41-news-and-complaints.html", "4152 3112 3456 7898"): "no payment-card recognizer (not in the contract)",
 }
 KNOWN_TOUCHED = {

@@ -39,7 +39,7 @@ CASE_SENSITIVE = regex.DOTALL | regex.MULTILINE
 # patterns
 
 _UP = r"A-ZÑ&"
-CURP_RE = r"(?<![A-Za-z0-9Ññ&])[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d(?![A-Za-z0-9Ññ])"
+CURP_RE = r"(?<![A-Za-z0-9Ññ&])[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[0-9A-Za-z]\d(?![A-Za-z0-9Ññ])"  # any case: stdnum upper-cases before the check digit
 RFC_FISICA_RE = rf"(?<![A-Za-z0-9Ññ&])[{_UP}]{{4}}[ \-]?\d{{6}}(?:[ \-]?[A-Z0-9]{{3}})?(?![A-Za-z0-9Ññ&])"
 RFC_MORAL_RE = rf"(?<![A-Za-z0-9Ññ&])[{_UP}]{{3}}[ \-]?\d{{6}}[ \-]?[A-Z0-9]{{3}}(?![A-Za-z0-9Ññ&])"
 NSS_RE = r"(?<![\d.,\-/])\d(?:[ \-]?\d){10}(?![ \-]?\d)(?![.,/]\d)"
