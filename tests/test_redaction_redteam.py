@@ -15,7 +15,6 @@ DATA = Path(__file__).parent / "data" / "redaction-redteam"
 # (file, string): known gaps, measured when the set was added. Each says what would fix it.
 KNOWN_MISSES = {
     ("34-html-layout-splits.html", "3398765432"): "owner cue only in the table's column header (Celular)",
-    ("36-email-variants-tavily.json", "diego.flores%40gmail.com"): "percent-encoded email in a URL query",
     ("41-news-and-complaints.html", "4152 3112 3456 7898"): "no payment-card recognizer (not in the contract)",
 }
 KNOWN_TOUCHED = {

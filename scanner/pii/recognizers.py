@@ -60,7 +60,7 @@ PHONE_INTL_RE = (rf"(?<![\w+/=#@])(?<!\d{_SEP})(?:\+|00)(?!52)[1-9]\d{{0,2}}(?:{
 _LOCAL = r"[\w!#$%*+^~\-]+(?:\.[\w!#$%*+^~\-]+)*"
 _DOMAIN = r"(?:[^\W_](?:[\w\-]*[^\W_])?\.)+(?:[^\W\d_]{2,63}|xn--[a-z0-9\-]+)"
 EMAIL_RE = rf"(?<![\w.!#$%*+^~\-@])({_LOCAL})@({_DOMAIN})(?![\w\-]|\.[^\W_])"
-_AT = r"\s*(?:\[\s*(?:at|arroba)\s*\]|\(\s*(?:at|arroba)\s*\)|\{\s*(?:at|arroba)\s*\}|\s(?:arroba)\s)\s*"
+_AT = r"\s*(?:\[\s*(?:at|arroba)\s*\]|\(\s*(?:at|arroba)\s*\)|\{\s*(?:at|arroba)\s*\}|\s(?:arroba)\s|%40)\s*"  # %40: percent-encoded in a URL
 _DOT = r"\s*(?:\.|\[\s*(?:dot|punto)\s*\]|\(\s*(?:dot|punto)\s*\)|\s(?:punto)\s)\s*"
 EMAIL_OBFUSCATED_RE = rf"(?<![\w.\-@])([\w.+\-]+){_AT}((?:[^\W_][\w\-]*{_DOT})+[^\W\d_]{{2,63}})(?![\w\-])"
 

@@ -120,8 +120,8 @@ _CHROME_CLASS = re.compile(r"(?<![a-z])(?:footer|header|navbar|nav|menu|menulist
 
 
 _LINK_KEYS = ("tel:", "callto:", "sms:", "wa.me/", "whatsapp", "phone=")
-_OBFUSCATION_KEYS = ("arroba", "[at]", "(at)", "{at}", "[ at ]", "( at )")
-_OBFUSCATION_RX = re.compile(r"arroba|[\[({]\s*at\s*[\])}]", re.I)
+_OBFUSCATION_KEYS = ("arroba", "[at]", "(at)", "{at}", "[ at ]", "( at )", "%40")
+_OBFUSCATION_RX = re.compile(r"arroba|[\[({]\s*at\s*[\])}]|%40", re.I)
 
 
 def _may_be_obfuscated(text: str) -> bool:
