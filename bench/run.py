@@ -7,7 +7,6 @@ travel between machines. Reads ../shared/realdata; skips what is absent.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path

@@ -29,7 +29,7 @@ from pathlib import Path
 from scanner.atomic import atomic_write_bytes, atomic_write_text
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR
-from scanner.loaders import HTML_EXT, load_bytes, load_path
+from scanner.loaders import load_bytes, load_path
 from scanner.spans import SpanError, apply_span, normalise_ws, parse_span
 from scanner.units import Channel, Document, LoadError
 

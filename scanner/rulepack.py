@@ -156,7 +156,7 @@ class Lexicon(_Strict):
         return self
 
 
-def _load_yaml(path: Path):
+def load_yaml(path: Path):
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -172,7 +172,7 @@ def _validation_message(path: Path, exc: ValidationError) -> str:
 
 
 def load_lexicon(path: Path) -> Lexicon:
-    data = _load_yaml(path)
+    data = load_yaml(path)
     try:
         lexicon = Lexicon.model_validate(data)
     except ValidationError as exc:
@@ -187,7 +187,7 @@ def load_lexicon(path: Path) -> Lexicon:
 
 
 def load_rule(path: Path, predicates: set[str], signals: set[str]) -> Rule:
-    data = _load_yaml(path)
+    data = load_yaml(path)
     try:
         rule = Rule.model_validate(data)
     except ValidationError as exc:

@@ -33,7 +33,6 @@ of the log, by its masked form.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re

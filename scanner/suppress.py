@@ -99,7 +99,6 @@ baseline records whether it was keyed, and a mismatch is reported (`baseline-key
 from __future__ import annotations
 
 import datetime as _dt
-import html as _html
 import json
 import os
 import re

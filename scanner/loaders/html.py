@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import html as _html
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from scanner.loaders import css as _css
-from scanner.loaders.html_tokens import RAW_TEXT, RCDATA, VOID, tokenize
+from scanner.loaders.html_tokens import RCDATA, VOID, tokenize
 from scanner.offsetmap import OffsetMap, PieceBuilder
 from scanner.sourcetext import decode_bytes
 from scanner.units import Channel, Document, TextUnit

@@ -197,7 +197,7 @@ def _tok(name: str) -> str:
 
 def _load_body(doc: Document, s: JsonString, ctype: str, part: dict) -> None:
     """A string body, loaded by its content type, with positions mapped into the envelope."""
-    from scanner.loaders.html import build_units, sniff_charset
+    from scanner.loaders.html import sniff_charset
     from scanner.loaders.pdf import load_pdf
 
     mime = ctype.split(";", 1)[0].strip().lower()

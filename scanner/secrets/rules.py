@@ -19,10 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from scanner.rulepack import Examples, Help, RuleBase, RuleError
+from scanner.rulepack import RuleBase, RuleError, load_yaml
 from scanner.secrets.values import VALIDATORS
 from scanner.units import Channel
 
@@ -213,17 +212,8 @@ def _name_regex(name: str) -> str:
     return "[A-Za-z0-9_-]*".join(re.escape(p) for p in name.split("*"))
 
 
-def _load_yaml(path: Path):
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RuleError(f"{path}: cannot read: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise RuleError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
-
-
 def load_rule(path: Path) -> SecretRule:
-    data = _load_yaml(path)
+    data = load_yaml(path)
     if not isinstance(data, dict):
         raise RuleError(f"{path}: a rule file holds one mapping (id, name, entity, match, …)")
     try:
