@@ -10,7 +10,6 @@ import html
 import json
 
 from scanner.findings import Finding
-from scanner.sourcetext import LineIndex
 from scanner.units import Document, TextUnit
 
 # What the redactor writes in place of each kind of datum (contract, "Redaction replacements").
@@ -38,18 +37,10 @@ def mask(value: str, entity: str | None = None) -> str:
 
 
 def unit_finding(doc: Document, unit: TextUnit, i: int, j: int, *, rule_id: str, kind: str, entity: str,
-                 severity: str, message: str, replacement: str | None, page_lines: dict | None = None,
-                 **extra) -> Finding:
+                 severity: str, message: str, replacement: str | None, **extra) -> Finding:
     """A finding for unit.text[i:j], positioned exactly in the file (or the PDF page's text)."""
     start, end = unit.source_span(i, j)
-    if unit.page is not None:
-        page = next((p for p in doc.pages if p.number == unit.page
-                     and getattr(p, "container", "") == (unit.container or "")), None)
-        cache = page_lines if page_lines is not None else {}
-        index = cache.setdefault(id(page), LineIndex(page.text if page is not None else ""))
-        line, column = index.line_col(start)
-    else:
-        line, column = doc.line_col(start)
+    line, column = doc.unit_line_col(unit, start)
     data = {"replacement": replacement, "action": "redact" if replacement is not None else "report"}
     if unit.container:
         data["container"] = unit.container

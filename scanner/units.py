@@ -75,6 +75,7 @@ class Document:
     pages: list = field(default_factory=list)            # PDF pages (scanner.loaders.pdf.PdfPage)
     meta: dict = field(default_factory=dict)
     _lines: LineIndex | None = None
+    _page_lines: dict = field(default_factory=dict)
 
     @property
     def lines(self) -> LineIndex:
@@ -84,6 +85,18 @@ class Document:
 
     def line_col(self, offset: int) -> tuple[int, int]:
         return self.lines.line_col(offset)
+
+    def unit_line_col(self, unit: TextUnit, offset: int) -> tuple[int, int]:
+        """1-based line and column of `offset` in the unit's coordinates: the file, or its PDF page's text."""
+        if unit.page is None:
+            return self.line_col(offset)
+        key = (unit.page, unit.container or "")
+        index = self._page_lines.get(key)
+        if index is None:
+            page = next((p for p in self.pages if p.number == unit.page
+                         and getattr(p, "container", "") == (unit.container or "")), None)
+            index = self._page_lines[key] = LineIndex(page.text if page is not None else "")
+        return index.line_col(offset)
 
     def raw(self, unit: TextUnit) -> str:
         return self.text[unit.start:unit.end]

@@ -20,7 +20,6 @@ from scanner.findings import Finding
 from scanner.injection.predicates import PREDICATES
 from scanner.injection.signals import CompiledLexicon, UnitText
 from scanner.rulepack import Rule, load_pack
-from scanner.sourcetext import LineIndex
 from scanner.units import Channel, Document
 
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]{2,}")
@@ -177,7 +176,6 @@ class InjectionScanner:
 
     def scan(self, doc: Document) -> list[Finding]:
         findings: list[Finding] = []
-        page_lines: dict[int, LineIndex] = {}
         for unit in doc.units:
             rules = self.by_channel.get(unit.channel)
             if not rules:
@@ -189,7 +187,7 @@ class InjectionScanner:
                 if m.decode:
                     if not _DECODE_HINT[m.decode](unit.text):
                         continue
-                    finding = self._decoded(rule, unit, doc, page_lines)
+                    finding = self._decoded(rule, unit, doc)
                     if finding:
                         findings.append(finding)
                     continue
@@ -205,13 +203,13 @@ class InjectionScanner:
                 if reasons is None:
                     continue
                 block = Block([unit], [0], unit.text)
-                findings.append(self._finding(rule, block, doc, cache, hit, reasons, page_lines))
+                findings.append(self._finding(rule, block, doc, cache, hit, reasons))
         for rule in self.block_rules:
-            findings.extend(self._scan_blocks(rule, doc, page_lines))
+            findings.extend(self._scan_blocks(rule, doc))
         findings.sort(key=Finding.sort_key)
         return findings
 
-    def _scan_blocks(self, rule: Rule, doc: Document, page_lines) -> list[Finding]:
+    def _scan_blocks(self, rule: Rule, doc: Document) -> list[Finding]:
         """Judge runs of consecutive units together; predicates then decide unit by unit."""
         channels = set(rule.match.channels)
         units = [u for u in doc.units if u.channel in channels]
@@ -231,13 +229,13 @@ class InjectionScanner:
                 reasons = self._predicates(rule, u, doc)
                 if reasons is None:
                     if passing:
-                        out.extend(self._judge_run(rule, doc, passing, reasons_of, page_lines))
+                        out.extend(self._judge_run(rule, doc, passing, reasons_of))
                         passing = []
                     continue
                 passing.append(u)
                 reasons_of[id(u)] = reasons
             if passing:
-                out.extend(self._judge_run(rule, doc, passing, reasons_of, page_lines))
+                out.extend(self._judge_run(rule, doc, passing, reasons_of))
         return out
 
     def _segments(self, doc: Document, units: list) -> list[Block]:
@@ -255,7 +253,7 @@ class InjectionScanner:
             blocks.extend(build_blocks(doc, run))
         return blocks
 
-    def _judge_run(self, rule: Rule, doc: Document, units: list, reasons_of, page_lines) -> list[Finding]:
+    def _judge_run(self, rule: Rule, doc: Document, units: list, reasons_of) -> list[Finding]:
         """Findings for each distinct instruction in the run: after one, the search resumes past its span."""
         out = []
         for block in build_blocks(doc, units):
@@ -268,7 +266,7 @@ class InjectionScanner:
                 anchor = text.norm.span(hit[1][0].start, hit[1][0].end)[0]
                 first_unit = block.units[block.locate(anchor)[0]]
                 finding, end = self._finding(rule, block, doc, text, hit, reasons_of.get(id(first_unit), []),
-                                             page_lines, with_end=True)
+                                             with_end=True)
                 out.append(finding)
                 # resume after the finding, in normalised coordinates
                 nxt = max(e.end for e in hit[1])
@@ -292,7 +290,7 @@ class InjectionScanner:
                 return None
         return reasons
 
-    def _finding(self, rule: Rule, block: Block, doc, cache: UnitText, hit, reasons, page_lines, with_end=False):
+    def _finding(self, rule: Rule, block: Block, doc, cache: UnitText, hit, reasons, with_end=False):
         conj, evidence_spans = hit
         first = min(evidence_spans, key=lambda e: e.start)
         es, ee = cache.norm.span(first.start, first.end)
@@ -304,10 +302,10 @@ class InjectionScanner:
         else:
             i, j = _trimmed(block.text)
         message = rule.message + (f" ({'; '.join(reasons)})" if reasons else "")
-        finding = self._make(rule, block, doc, i, j, message, evidence, page_lines, signal=conj)
+        finding = self._make(rule, block, doc, i, j, message, evidence, signal=conj)
         return (finding, j) if with_end else finding
 
-    def _decoded(self, rule: Rule, unit, doc, page_lines) -> Finding | None:
+    def _decoded(self, rule: Rule, unit, doc) -> Finding | None:
         for item in DECODERS[rule.match.decode](unit.text):
             if not item.text.strip():
                 continue
@@ -321,12 +319,12 @@ class InjectionScanner:
             evidence = " ".join(item.text.split())[:EVIDENCE_MAX]
             message = rule.message + (f" ({'; '.join(reasons)})" if reasons else "")
             block = Block([unit], [0], unit.text)
-            return self._make(rule, block, doc, item.start, item.end, message, evidence, page_lines,
+            return self._make(rule, block, doc, item.start, item.end, message, evidence,
                               signal=hit[0], decoded=True)
         return None
 
     @staticmethod
-    def _make(rule, block: Block, doc, i, j, message, evidence, page_lines, signal, decoded=False) -> Finding:
+    def _make(rule, block: Block, doc, i, j, message, evidence, signal, decoded=False) -> Finding:
         ki, oi = block.locate(i)
         kj, oj = block.locate(max(j - 1, i))
         first, last = block.units[ki], block.units[kj]
@@ -335,13 +333,7 @@ class InjectionScanner:
         if j <= i:
             end = start
         unit = first
-        if unit.page is not None:
-            page = next((p for p in doc.pages if p.number == unit.page and _same_container(p, unit)), None)
-            text = page.text if page is not None else ""
-            index = page_lines.setdefault(id(page), LineIndex(text))
-            line, column = index.line_col(start)
-        else:
-            line, column = doc.line_col(start)
+        line, column = doc.unit_line_col(unit, start)
         return Finding(
             rule_id=rule.id, kind="injection", vector=rule.vector, path=doc.path, start=start, end=end,
             line=line, column=column, page=unit.page, severity=rule.severity, message=message,
@@ -349,10 +341,6 @@ class InjectionScanner:
             extra={"signal": list(signal), **({"decoded": True} if decoded else {}),
                    **({"container": unit.container} if unit.container else {})},
         )
-
-
-def _same_container(page, unit) -> bool:
-    return getattr(page, "container", "") == (unit.container or "")
 
 
 def _trimmed(text: str) -> tuple[int, int]:

@@ -888,7 +888,7 @@ class PiiScanner:
     # ------------------------------------------------------------------------------------------------------
 
     def _findings(self, doc: Document, cands: list[Cand]) -> list[Finding]:
-        out, page_lines = [], {}
+        out = []
         for c in cands:
             rule_id, message = RULES[c.entity]
             extra = {"score": round(c.score, 2), "recognizer": c.recognizer}
@@ -901,7 +901,7 @@ class PiiScanner:
             severity = "error" if c.replacement is not None else "note"
             out.append(unit_finding(doc, c.unit, c.i, c.j, rule_id=rule_id, kind="pii", entity=c.entity,
                                     severity=severity, message=message, replacement=c.replacement,
-                                    page_lines=page_lines, **extra))
+                                    **extra))
         out.sort(key=lambda f: (f.page or 0, f.start, f.end, f.rule_id))
         return out
 

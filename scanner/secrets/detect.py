@@ -215,14 +215,13 @@ class SecretScanner:
     def scan(self, doc: Document) -> list[Finding]:
         found: list[Finding] = []
         ctx = _Context(doc)
-        page_lines: dict = {}
 
         def add(unit: TextUnit, i: int, j: int, rule: Compiled, where: str, how: str,
                 replacement: str = REPLACEMENT_SECRET) -> None:
             r = rule.rule
             message = f"{r.message} ({where})" if where else r.message
             f = unit_finding(doc, unit, i, j, rule_id=r.id, kind="secret", entity=r.entity, severity=r.severity,
-                             message=message, replacement=replacement, page_lines=page_lines, matched_by=how)
+                             message=message, replacement=replacement, matched_by=how)
             found.append(f)
 
         for unit in doc.units:
