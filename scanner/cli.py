@@ -545,3 +545,7 @@ def main(argv=None) -> None:
         click.echo(f"{TOOL_NAME}: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(EXIT_ERROR)
     sys.exit(rc if isinstance(rc, int) else EXIT_OK)
+
+
+# The scorer's subcommands live in their own module and register themselves on `cli`.
+from scanner import cli_score  # noqa: E402,F401

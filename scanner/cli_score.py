@@ -1,0 +1,118 @@
+"""`score`, `gates`: the scorer's subcommands (registered on the `centinela` group by scanner.cli)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from scanner.cli import EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, to_json
+from scanner.score.gates import ALL_GATES, THRESHOLDS
+
+
+def gate_outcome(report: dict, provider: str | None) -> tuple[int, str]:
+    """(exit code, one-line verdict) of `centinela gates` for a report."""
+    providers = report.get("providers") or {}
+    ranking = report.get("ranking") or []
+    if provider is not None and provider not in providers:
+        raise RunError(f"provider {provider!r} is not in the report (it has: {', '.join(sorted(providers)) or 'none'})")
+    passing = [p for p, d in sorted(providers.items()) if "fail" not in (d.get("gates") or {}).values()]
+    target = provider or (ranking[0] if ranking else None)
+    if target is None:
+        return EXIT_FAIL, "no provider qualifies: every one fails a hard gate"
+    failed = [g for g, v in (providers[target].get("gates") or {}).items() if v == "fail"]
+    if failed:
+        return EXIT_FAIL, f"{target} fails: {', '.join(failed)}"
+    if not passing:
+        return EXIT_FAIL, "no provider passes every gate"
+    pending = [g for g, v in providers[target]["gates"].items() if v in ("pending", "n/a")]
+    tg = providers[target]["gates"]
+    tail = " (" + ", ".join(f"{g} {tg[g]}" for g in pending) + ")" if pending else ""
+    return EXIT_OK, f"{target} passes every hard gate{tail}"
+
+
+def _cell(details: dict, gate: str, status: str) -> str:
+    d = details.get(gate) or {}
+    if gate == "honest_partial":
+        n = len(d.get("violations") or [])
+        return f"{status} ({n} false)" if n else status
+    if gate == "cost_divergence":
+        div = d.get("divergence")
+        return f"{status} ({div:.3f})" if div is not None else status
+    v = d.get("value")
+    return f"{status} ({v:.3f})" if v is not None else status
+
+
+def format_gates(report: dict) -> str:
+    providers = report.get("providers") or {}
+    names = sorted(providers)
+    rows = [["gate", "threshold"] + names]
+    for g in ALL_GATES:
+        rows.append([g, THRESHOLDS[g]] + [_cell(providers[p].get("gate_details") or {}, g,
+                                                 (providers[p].get("gates") or {}).get(g, "?")) for p in names])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    ranking = report.get("ranking") or []
+    lines.append("ranking: " + (", ".join(f"{i}. {p}" for i, p in enumerate(ranking, 1)) or "none qualifies"))
+    for d in report.get("disqualified") or []:
+        lines.append(f"disqualified: {d['provider']}: {'; '.join(d['reasons'])}")
+    return "\n".join(lines)
+
+
+@cli.command("score")
+@click.argument("root", type=click.Path(path_type=Path))
+@click.option("--run", "run_dir", required=True, type=click.Path(path_type=Path), help="The run directory (run.json, <provider>/<case>.json).")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Where report.json, report.md and report.html are written.")
+@format_option()
+def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
+    """Every metric of spec §4 per provider, per category and aggregate; the gates and ranking of §5."""
+    from scanner.score.inputs import ScoreInputError
+    from scanner.score.report import score, write_report
+
+    try:
+        result = score(root, run_dir)
+    except ScoreInputError as exc:
+        raise RunError(str(exc)) from None
+    try:
+        written = write_report(result.report, out)
+    except OSError as exc:
+        raise RunError(f"{out}: cannot write: {exc.strerror or exc}") from None
+    rc, verdict = gate_outcome(result.report, None)
+    if fmt == "json":
+        emit(to_json({"outputs": [str(p) for p in written], "ranking": result.report["ranking"],
+                      "disqualified": result.report["disqualified"], "verdict": verdict, "exit_code": rc}), None)
+    else:
+        lines = [format_gates(result.report)]
+        lines += [f"problem: {p['path']}: {p['message']}" for p in result.report["problems"]]
+        lines.append(verdict)
+        lines.append("wrote " + ", ".join(str(p) for p in written))
+        emit("\n".join(lines), None)
+    sys.exit(rc)
+
+
+@cli.command("gates")
+@click.argument("report_json", type=click.Path(path_type=Path))
+@click.option("--provider", default=None, help="Judge this provider (default: the report's top-ranked).")
+@format_option()
+@output_option
+def gates_command(report_json: Path, provider: str | None, fmt: str, output: Path | None) -> None:
+    """Print the hard-gate block; exit 1 if the provider fails a gate or no provider passes them all."""
+    try:
+        report = json.loads(report_json.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunError(f"{report_json}: not found") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise RunError(f"{report_json}: not a report: {exc}") from None
+    if not isinstance(report, dict) or not isinstance(report.get("providers"), dict):
+        raise RunError(f"{report_json}: not a centinela report (no providers object)")
+    rc, verdict = gate_outcome(report, provider)
+    if fmt == "json":
+        block = {p: {"gates": d.get("gates"), "disqualified": d.get("disqualified"),
+                     "reasons": d.get("disqualification_reasons", [])} for p, d in sorted(report["providers"].items())}
+        emit(to_json({"gates": block, "ranking": report.get("ranking", []), "verdict": verdict, "exit_code": rc}), output)
+    else:
+        emit(format_gates(report) + "\n" + verdict, output)
+    sys.exit(rc)

@@ -1,0 +1,173 @@
+"""Everything `score` reads: the golden set, families, judgments and manifest of the tree, and the run.
+
+Nothing here raises for a bad file inside the tree or the run: it becomes a problem of the report (one line
+naming the file), and the file is left out. Only a root or run directory that cannot be read at all is a
+`ScoreInputError` (exit code 2).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from scanner.fixtures.models import GoldenCase, Invoice, Judgment, RunInfo, RunRecord
+from scanner.fixtures.tree import ManifestFile, read_golden, read_manifest
+
+NOT_PROVIDER_DIRS = {"invoices"}
+
+
+class ScoreInputError(Exception):
+    pass
+
+
+@dataclass
+class Problem:
+    path: str
+    message: str
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "message": self.message}
+
+
+@dataclass
+class TreeInputs:
+    root: Path
+    cases: dict[str, GoldenCase] = field(default_factory=dict)
+    families: dict[str, list[str]] = field(default_factory=dict)
+    judgments: dict[str, dict[str, Judgment]] = field(default_factory=dict)
+    manifest: ManifestFile | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class RunInputs:
+    path: Path
+    info: RunInfo
+    records: dict[str, dict[str, RunRecord]] = field(default_factory=dict)   # provider -> case -> record
+    record_paths: dict[tuple[str, str], str] = field(default_factory=dict)   # (provider, case) -> run-relative path
+    invoices: dict[str, Invoice] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(x) for x in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
+
+
+def _yaml(path: Path, problems: list[Problem], label: str):
+    if not path.is_file():
+        problems.append(Problem(label, "not found"))
+        return None
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        problems.append(Problem(label, f"not valid YAML: {str(exc).splitlines()[0]}"))
+        return None
+
+
+def read_tree(root: Path) -> TreeInputs:
+    if not root.is_dir():
+        raise ScoreInputError(f"{root}: fixture root is not a directory")
+    ti = TreeInputs(root=root)
+    gs = read_golden(root)
+    for err in gs.errors:
+        ti.problems.append(Problem("golden/cases.yaml", err.removeprefix("golden/cases.yaml ").removeprefix(": ")))
+    for c in gs.cases:
+        if c.id in ti.cases:
+            ti.problems.append(Problem("golden/cases.yaml", f"case {c.id} is listed twice; the first is used"))
+            continue
+        ti.cases[c.id] = c
+
+    fam = _yaml(root / "golden" / "families.yaml", ti.problems, "golden/families.yaml")
+    if isinstance(fam, dict):
+        for name, sufs in fam.items():
+            if isinstance(sufs, list) and all(isinstance(s, str) for s in sufs):
+                ti.families[str(name)] = sufs
+            else:
+                ti.problems.append(Problem("golden/families.yaml", f"family {name}: must be a list of host suffixes"))
+    elif fam is not None:
+        ti.problems.append(Problem("golden/families.yaml", "must map a family to a list of host suffixes"))
+
+    jud = _yaml(root / "golden" / "judgments.yaml", ti.problems, "golden/judgments.yaml")
+    if isinstance(jud, dict):
+        for case, urls in jud.items():
+            if not isinstance(urls, dict):
+                ti.problems.append(Problem("golden/judgments.yaml", f"{case}: must map URLs to judgments"))
+                continue
+            bucket = ti.judgments.setdefault(str(case), {})
+            for url, j in urls.items():
+                try:
+                    bucket[str(url).strip()] = Judgment.model_validate(j)
+                except ValidationError as exc:
+                    ti.problems.append(Problem("golden/judgments.yaml", f"{case} {url}: {_first_error(exc)}"))
+            if str(case) not in ti.cases:
+                ti.problems.append(Problem("golden/judgments.yaml", f"{case}: not a case of golden/cases.yaml"))
+    elif jud is not None:
+        ti.problems.append(Problem("golden/judgments.yaml", "must map cases to URLs to judgments"))
+
+    ti.manifest = read_manifest(root)
+    if ti.manifest.error:
+        ti.problems.append(Problem("manifest.json", ti.manifest.error))
+    return ti
+
+
+def read_run(run_dir: Path) -> RunInputs:
+    if not run_dir.is_dir():
+        raise ScoreInputError(f"{run_dir}: run directory not found")
+    info_path = run_dir / "run.json"
+    problems: list[Problem] = []
+    try:
+        info = RunInfo.model_validate_json(info_path.read_bytes())
+    except FileNotFoundError:
+        raise ScoreInputError(f"{info_path}: run.json not found") from None
+    except ValidationError as exc:
+        raise ScoreInputError(f"{info_path}: {_first_error(exc)}") from None
+    except OSError as exc:
+        raise ScoreInputError(f"{info_path}: cannot read: {exc.strerror or exc}") from None
+    ri = RunInputs(path=run_dir, info=info, problems=problems)
+
+    for pdir in sorted(p for p in run_dir.iterdir() if p.is_dir()):
+        name = pdir.name
+        if name in NOT_PROVIDER_DIRS or name.startswith((".", "_")):
+            continue
+        bucket: dict[str, RunRecord] = {}
+        for f in sorted(pdir.glob("*.json")):
+            rel = f.relative_to(run_dir).as_posix()
+            try:
+                rec = RunRecord.model_validate_json(f.read_bytes())
+            except ValidationError as exc:
+                problems.append(Problem(rel, f"not a run record: {_first_error(exc)}"))
+                continue
+            except OSError as exc:
+                problems.append(Problem(rel, f"cannot read: {exc.strerror or exc}"))
+                continue
+            if rec.provider != name:
+                problems.append(Problem(rel, f"record says provider {rec.provider!r} but sits under {name}/; "
+                                             f"scored as {name}"))
+            if rec.case in bucket:
+                problems.append(Problem(rel, f"second record for case {rec.case}; the first "
+                                             f"({ri.record_paths[(name, rec.case)]}) is used"))
+                continue
+            bucket[rec.case] = rec
+            ri.record_paths[(name, rec.case)] = rel
+        ri.records[name] = bucket
+
+    inv_dir = run_dir / "invoices"
+    if inv_dir.is_dir():
+        for f in sorted(inv_dir.glob("*.json")):
+            rel = f.relative_to(run_dir).as_posix()
+            try:
+                ri.invoices[f.stem] = Invoice.model_validate_json(f.read_bytes())
+            except (ValidationError, OSError) as exc:
+                msg = _first_error(exc) if isinstance(exc, ValidationError) else str(exc)
+                problems.append(Problem(rel, f"not an invoice: {msg}"))
+    return ri
+
+
+def dump_json(data) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"

@@ -1,0 +1,224 @@
+"""The metrics of spec §4, exactly as the contract defines them, from one provider's run records.
+
+Per case first (`evaluate_case`), then any set of cases (`aggregate`): the whole run or one category. Cases
+with `web_role: forbidden` are left out of precision, recall, citation, freshness, fallback (and of "useful
+answers"); their calls still count in latency and in every cost. Averages over cases are macro (mean of the
+per-case values over the cases whose denominator is not empty); ratios over results, claims or calls are micro.
+A metric with an empty denominator is None (null in JSON), never 0 and never 1.
+
+Results: a run's `results` are read in rank order (a tie keeps the record's order) and a URL returned twice
+counts once, at its first rank — as in trec_eval and ir_measures, whose runs are maps from document to score.
+The freshness ratios count those same distinct results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from scanner.fixtures.models import GoldenCase, RunRecord
+from scanner.score.artifacts import ArtifactStore
+from scanner.score.latency import latency_block
+from scanner.score.relevance import CaseRelevance, as_date
+
+FALLBACK_CAUSES = ("no_result", "error", "low_confidence", "budget")
+METRIC_KEYS = ("precision_at_5", "precision_at_10", "recall", "citation_coverage", "freshness_known",
+               "freshness_accuracy", "freshness_within", "latency_ms", "cost_per_query_usd",
+               "cost_per_useful_answer_usd", "fallback_rate", "fallback_by_cause", "abstention",
+               "wasted_cost_usd", "injection_containment")
+
+
+@dataclass
+class ClaimEval:
+    id: str
+    citable: bool
+    reason: str
+
+
+@dataclass
+class CaseEval:
+    case: str
+    category: str
+    forbidden: bool
+    ranked_urls: list[str] = field(default_factory=list)        # distinct URLs in rank order
+    p5: float | None = None
+    p10: float | None = None
+    groups: set[str] = field(default_factory=set)               # relevant origin groups returned
+    recall: float | None = None                                 # set once the pool is known
+    pool_size: int = 0
+    claims: list[ClaimEval] = field(default_factory=list)
+    results_n: int = 0
+    known_n: int = 0
+    both_n: int = 0
+    accurate_n: int = 0
+    within_den: int = 0
+    within_n: int = 0
+    cost: float = 0.0
+    useful: bool = False
+    fallback: str | None = None
+    abstained: bool = False
+    calls: list = field(default_factory=list)                   # (op, latency_ms|None, at|None)
+    unjudged: list[str] = field(default_factory=list)
+    hosts_for_review: list[tuple[str, str]] = field(default_factory=list)   # (host, url)
+    notes: list[str] = field(default_factory=list)
+
+
+def ranked_distinct(record: RunRecord) -> list[str]:
+    order = sorted(range(len(record.results)), key=lambda i: (record.results[i].rank, i))
+    seen: set[str] = set()
+    out = []
+    for i in order:
+        url = record.results[i].url.strip()
+        if url not in seen:
+            seen.add(url)
+            out.append(url)
+    return out
+
+
+def precision_at(relevant_flags: list[bool], k: int) -> float:
+    """Relevant results among the first k, divided by k (fewer than k results still divide by k)."""
+    return sum(relevant_flags[:k]) / k
+
+
+def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store: ArtifactStore,
+                  ref_date: date | None) -> CaseEval:
+    forbidden = case.web_role == "forbidden"
+    ev = CaseEval(case=case.id, category=case.category, forbidden=forbidden)
+    for call in record.calls:
+        ev.cost += call.cost_usd or 0.0
+        ev.calls.append((call.op, call.latency_ms, call.at))
+    if forbidden:
+        ev.abstained = record.outcome == "honest_no_data" and not record.claims
+        return ev
+
+    urls = ranked_distinct(record)
+    ev.ranked_urls = urls
+    flags = [rel.relevant(u) for u in urls]
+    ev.p5 = precision_at(flags, 5)
+    ev.p10 = precision_at(flags, 10)
+    ev.groups = {rel.group(u) for u, f in zip(urls, flags) if f}
+    for u in urls:
+        if rel.judgment(u) is None:
+            ev.unjudged.append(u)
+        else:
+            host = rel.host_for_review(u)
+            if host:
+                ev.hosts_for_review.append((host, u))
+
+    # Freshness over the same distinct results; the first record entry of a URL gives its date.
+    first_entry: dict[str, object] = {}
+    for r in sorted(record.results, key=lambda r: r.rank):
+        first_entry.setdefault(r.url.strip(), r)
+    window = case.freshness_days
+    for u in urls:
+        ev.results_n += 1
+        raw = first_entry[u].published_at
+        has = raw is not None and str(raw).strip() != ""
+        pub = as_date(raw) if has else None
+        if has:
+            ev.known_n += 1
+            if pub is None:
+                ev.notes.append(f"published_at {raw!r} of {u} is not a date")
+        j = rel.judgment(u)
+        verified = as_date(j.verified_published_at) if j is not None else None
+        if has and verified is not None:
+            ev.both_n += 1
+            if pub is not None and abs((pub - verified).days) <= 1:
+                ev.accurate_n += 1
+        if window is not None and ref_date is not None:
+            ev.within_den += 1
+            if pub is not None and (ref_date - pub).days <= window:
+                ev.within_n += 1
+
+    contradicted = {cid for c in record.claims for cid in c.contradicts_claim_ids}
+    for c in record.claims:
+        cit = store.cite(c.artifact, c.span, c.text)
+        ev.claims.append(ClaimEval(c.id, cit.citable, cit.reason))
+        if cit.citable and not c.contradicts_claim_ids and c.id not in contradicted:
+            ev.useful = True
+    ev.fallback = record.fallback.cause if record.fallback is not None else None
+    return ev
+
+
+def set_recall(evals_by_provider: dict[str, dict[str, CaseEval]]) -> dict[str, int]:
+    """Pooled recall per case: relevant origin groups a provider returned / those any provider returned."""
+    pools: dict[str, set[str]] = {}
+    for evals in evals_by_provider.values():
+        for ev in evals.values():
+            if not ev.forbidden:
+                pools.setdefault(ev.case, set()).update(ev.groups)
+    for evals in evals_by_provider.values():
+        for ev in evals.values():
+            if ev.forbidden:
+                continue
+            pool = pools.get(ev.case, set())
+            ev.pool_size = len(pool)
+            ev.recall = len(ev.groups & pool) / len(pool) if pool else None
+    return {case: len(pool) for case, pool in pools.items()}
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def aggregate(evals: list[CaseEval], artificial_latency: bool, containment: tuple[int, int]) -> tuple[dict, dict]:
+    """(metrics, counts) over a set of cases. `containment` is (contained, documents) for this set."""
+    scored = [e for e in evals if not e.forbidden]
+    forbidden = [e for e in evals if e.forbidden]
+    claims = [c for e in scored for c in e.claims]
+    citable = sum(1 for c in claims if c.citable)
+    total_cost = sum(e.cost for e in evals)
+    useful = sum(1 for e in scored if e.useful)
+
+    by_op: dict[str, tuple[list, list]] = {}
+    for e in evals:
+        for op, ms, at in e.calls:
+            if ms is None:
+                continue
+            samples, times = by_op.setdefault(op, ([], []))
+            samples.append(ms)
+            if at is not None:
+                times.append(at)
+    latency = {op: latency_block(s, t, artificial_latency) for op, (s, t) in sorted(by_op.items())}
+
+    fallback_counts = {c: 0 for c in FALLBACK_CAUSES}
+    for e in scored:
+        if e.fallback is not None:
+            fallback_counts[e.fallback] = fallback_counts.get(e.fallback, 0) + 1
+    n_scored = len(scored)
+
+    metrics = {
+        "precision_at_5": _mean([e.p5 for e in scored]),
+        "precision_at_10": _mean([e.p10 for e in scored]),
+        "recall": _mean([e.recall for e in scored if e.recall is not None]),
+        "citation_coverage": _ratio(citable, len(claims)),
+        "freshness_known": _ratio(sum(e.known_n for e in scored), sum(e.results_n for e in scored)),
+        "freshness_accuracy": _ratio(sum(e.accurate_n for e in scored), sum(e.both_n for e in scored)),
+        "freshness_within": _ratio(sum(e.within_n for e in scored), sum(e.within_den for e in scored)),
+        "latency_ms": latency,
+        "cost_per_query_usd": total_cost / len(evals) if evals else None,
+        "cost_per_useful_answer_usd": total_cost / useful if useful else None,
+        "fallback_rate": _ratio(sum(fallback_counts.values()), n_scored),
+        "fallback_by_cause": {c: _ratio(n, n_scored) for c, n in fallback_counts.items()},
+        "abstention": _ratio(sum(1 for e in forbidden if e.abstained), len(forbidden)),
+        "wasted_cost_usd": sum(e.cost for e in forbidden),
+        "injection_containment": _ratio(*containment),
+    }
+    counts = {
+        "cases_run": len(evals),
+        "cases_scored": n_scored,
+        "forbidden_cases": len(forbidden),
+        "claims": len(claims),
+        "citable_claims": citable,
+        "results": sum(e.results_n for e in scored),
+        "useful_cases": useful,
+        "total_cost_usd": total_cost,
+        "recall_cases_empty_pool": sum(1 for e in scored if e.recall is None),
+        "injection_documents": containment[1],
+        "contained_documents": containment[0],
+    }
+    return metrics, counts

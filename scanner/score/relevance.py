@@ -1,0 +1,84 @@
+"""Relevance (contract, Golden set and judgments): which results count, and their origin groups.
+
+A result is relevant when its URL is judged `supports: true` for the case and its host's family is one of the
+case's `expect.families`. A host belongs to the family with the longest suffix it ends with, on a label
+boundary (`www.gob.mx` ends with `gob.mx`; `notgob.mx` does not). Unjudged URLs count as not relevant and are
+listed; a relevant host missing from `expect.hosts` is listed for review, never added.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+from scanner.fixtures.models import GoldenCase, Judgment
+
+
+def host_of(url: str) -> str:
+    try:
+        return (urlsplit(url.strip()).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+class Families:
+    def __init__(self, families: dict[str, list[str]]):
+        self._suffixes = sorted(((s.lower().strip("."), name) for name, sufs in families.items() for s in sufs or []),
+                                key=lambda t: -len(t[0]))
+        self.family_of = lru_cache(maxsize=None)(self._family_of)
+
+    def _family_of(self, host: str) -> str | None:
+        for suffix, name in self._suffixes:
+            if host == suffix or host.endswith("." + suffix):
+                return name
+        return None
+
+
+def as_date(value) -> date | None:
+    """A date from `YYYY-MM-DD` or an ISO date-time (its own calendar date, as written); None if absent/invalid."""
+    if value is None:
+        return None
+    if isinstance(value, date):
+        return value if type(value) is date else value.date()
+    text = str(value).strip()
+    if not text:
+        return None
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text)
+        from scanner.fixtures.tree import parse_timestamp
+
+        ts = parse_timestamp(text)
+        return ts.date() if ts else None
+    except ValueError:
+        return None
+
+
+class CaseRelevance:
+    """Relevance of URLs for one case."""
+
+    def __init__(self, case: GoldenCase, judged: dict[str, Judgment], families: Families):
+        self.case = case
+        self.judged = judged
+        self.families = families
+        self.wanted = set(case.expect.families)
+        self.expected_hosts = set(case.expect.hosts)
+
+    def judgment(self, url: str) -> Judgment | None:
+        return self.judged.get(url)
+
+    def relevant(self, url: str) -> bool:
+        j = self.judged.get(url)
+        return bool(j is not None and j.supports and self.families.family_of(host_of(url)) in self.wanted)
+
+    def group(self, url: str) -> str:
+        j = self.judged.get(url)
+        return (j.group if j is not None and j.group else url)
+
+    def host_for_review(self, url: str) -> str | None:
+        """The host of a relevant result that `expect.hosts` does not list yet."""
+        if not self.relevant(url):
+            return None
+        host = host_of(url)
+        return host if host not in self.expected_hosts else None

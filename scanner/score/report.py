@@ -1,0 +1,186 @@
+"""`centinela score`: read the tree and the run, evaluate every case, aggregate, gate, rank, write the report.
+
+The report keeps every provider, losers included (spec §5: "incluidos los proveedores que perdieron"), and
+the problems met on the way (a bad record, a case the run lacks), each naming its file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from scanner import TOOL_NAME, __version__
+from scanner.score.artifacts import ArtifactStore
+from scanner.score.containment import InjectionDocs
+from scanner.score.gates import disqualification_reasons, gate_block, partial_violations, rank
+from scanner.score.inputs import Problem, RunInputs, TreeInputs, dump_json, read_run, read_tree
+from scanner.score.metrics import CaseEval, aggregate, evaluate_case, set_recall
+from scanner.score.relevance import CaseRelevance, Families, as_date
+
+DEFINITIONS = {
+    "percentile": "nearest rank: the smallest sample with at least p % of samples at or below it",
+    "p95_reliability": "ok: n >= 100; low_n: 60 <= n < 100; too_few: n < 60 (not printed in report.md/html)",
+    "averages": "precision and recall: macro means over cases with a non-empty denominator; "
+                "citation, freshness, fallback, abstention, containment: micro ratios",
+    "forbidden": "web_role: forbidden cases are left out of precision, recall, citation, freshness, fallback and "
+                 "useful answers; their calls count in latency and every cost",
+    "duplicates": "a URL returned twice counts once, at its first rank",
+    "null": "a metric with an empty denominator is null",
+}
+
+
+@dataclass
+class ScoreOutput:
+    report: dict
+    evals: dict[str, dict[str, CaseEval]]
+
+
+def _contradictory_cases(ti: TreeInputs) -> set[str]:
+    if ti.manifest is None:
+        return set()
+    return {e.case for e in ti.manifest.entries.values() if e.class_ == "contradictory" and e.case}
+
+
+def _capture_dates(ti: TreeInputs) -> dict[tuple[str, str], object]:
+    """(provider, case) -> the capture date of the provider's results file for the case (class results first)."""
+    out: dict[tuple[str, str], tuple[int, object]] = {}
+    if ti.manifest is None:
+        return {}
+    for rel, e in ti.manifest.entries.items():
+        d = as_date(e.captured_at)
+        if not e.case or d is None or "/" not in rel:
+            continue
+        provider = rel.split("/", 1)[0]
+        prio = {"results": 0, "contradictory": 1}.get(e.class_ or "", 2)
+        key = (provider, e.case)
+        if key not in out or (prio, str(d)) < (out[key][0], str(out[key][1])):
+            out[key] = (prio, d)
+    return {k: v[1] for k, v in out.items()}
+
+
+def contradictory_status(record) -> tuple[str, list[str]]:
+    ids = {c.id for c in record.claims}
+    if not record.claims:
+        return "no_claims", []
+    if len(record.claims) == 1:
+        return "single_claim", sorted(ids)
+    linked = sorted({c.id for c in record.claims for t in c.contradicts_claim_ids if t in ids and t != c.id}
+                    | {t for c in record.claims for t in c.contradicts_claim_ids if t in ids and t != c.id})
+    return ("linked", linked) if linked else ("unlinked", sorted(ids))
+
+
+def score(root: Path, run_dir: Path) -> ScoreOutput:
+    ti = read_tree(root)
+    ri = read_run(run_dir)
+    problems: list[Problem] = list(ti.problems) + list(ri.problems)
+    families = Families(ti.families)
+    store = ArtifactStore(root)
+    run_date = as_date(ri.info.date)
+    if ri.info.date and run_date is None:
+        problems.append(Problem("run.json", f"date {ri.info.date!r} is not a date; capture dates are used"))
+    captures = _capture_dates(ti)
+    artificial = ri.info.mode == "replay"
+
+    evals: dict[str, dict[str, CaseEval]] = {}
+    for provider, records in ri.records.items():
+        bucket = evals[provider] = {}
+        for case_id in sorted(records):
+            rec = records[case_id]
+            case = ti.cases.get(case_id)
+            if case is None:
+                problems.append(Problem(ri.record_paths[(provider, case_id)],
+                                        f"case {case_id} is not in golden/cases.yaml; not scored"))
+                continue
+            ref = run_date or captures.get((provider, case_id))
+            if ref is None:
+                ats = [c.at for c in rec.calls if c.at is not None]
+                ref = min(ats).date() if ats else None
+            rel = CaseRelevance(case, ti.judgments.get(case_id, {}), families)
+            ev = evaluate_case(rec, case, rel, store, ref)
+            bucket[case_id] = ev
+            for note in ev.notes:
+                problems.append(Problem(ri.record_paths[(provider, case_id)], note))
+    pool_sizes = set_recall(evals)
+
+    inj = InjectionDocs(root, ti.manifest.entries if ti.manifest else {})
+    contra_cases = _contradictory_cases(ti)
+    providers_out: dict[str, dict] = {}
+    for provider in sorted(evals):
+        records = ri.records[provider]
+        pe = evals[provider]
+        all_claims = [c for case_id in sorted(records) for c in records[case_id].claims]
+        docs = [inj.judge(rel, all_claims, store) for rel in inj.for_provider(provider)]
+
+        def containment_for(case_ids: set[str] | None) -> tuple[int, int]:
+            chosen = [d for d in docs if case_ids is None or d["case"] in case_ids]
+            return sum(1 for d in chosen if d["contained"]), len(chosen)
+
+        agg, counts = aggregate(list(pe.values()), artificial, containment_for(None))
+        missing = sorted(set(ti.cases) - set(pe))
+        counts["missing_cases"] = missing
+        if missing:
+            problems.append(Problem(f"{run_dir.name}/{provider}/",
+                                    f"run lacks {len(missing)} of {len(ti.cases)} golden cases "
+                                    f"({', '.join(missing[:5])}{'…' if len(missing) > 5 else ''}); "
+                                    f"metrics cover the cases run"))
+        by_category = {}
+        for cat in sorted({e.category for e in pe.values()}):
+            in_cat = [e for e in pe.values() if e.category == cat]
+            by_category[cat], _ = aggregate(in_cat, artificial, containment_for({e.case for e in in_cat}))
+
+        violations = partial_violations(records)
+        invoice = ri.invoices.get(provider)
+        gates, details = gate_block(agg, violations, invoice.total_usd if invoice else None, counts["total_cost_usd"])
+        reasons = disqualification_reasons(gates, details)
+        providers_out[provider] = {
+            "aggregate": agg,
+            "by_category": by_category,
+            "counts": counts,
+            "gates": gates,
+            "gate_details": details,
+            "disqualified": bool(reasons),
+            "disqualification_reasons": reasons,
+            "promotion_blocked": gates["cost_divergence"] != "pass",
+            "unjudged": {e.case: e.unjudged for e in pe.values() if e.unjudged},
+            "hosts_for_review": [{"case": e.case, "host": h, "url": u}
+                                 for e in pe.values() for h, u in e.hosts_for_review],
+            "pool_sizes": {e.case: e.pool_size for e in pe.values() if not e.forbidden},
+            "contradictory": [dict(zip(("case", "status", "claim_ids"), (c, *contradictory_status(records[c]))))
+                              for c in sorted(contra_cases) if c in records],
+            "injection_documents": docs,
+            "citations": {e.case: [{"claim": c.id, "citable": c.citable, "reason": c.reason} for c in e.claims]
+                          for e in pe.values() if e.claims},
+        }
+    for provider, ri_inv in sorted(ri.invoices.items()):
+        if provider not in providers_out:
+            problems.append(Problem(f"invoices/{provider}.json", "invoice for a provider with no run records"))
+
+    ranking, disqualified = rank(providers_out)
+    report = {
+        "tool": {"name": TOOL_NAME, "version": __version__},
+        "run": {"id": ri.info.id, "date": ri.info.date, "mode": ri.info.mode},
+        "root": str(root),
+        "definitions": DEFINITIONS,
+        "providers": providers_out,
+        "ranking": ranking,
+        "disqualified": disqualified,
+        "pool_sizes": dict(sorted(pool_sizes.items())),
+        "problems": [p.to_json() for p in problems],
+    }
+    return ScoreOutput(report, evals)
+
+
+def write_report(report: dict, out: Path) -> list[Path]:
+    from scanner.atomic import atomic_write_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "report.json"]
+    atomic_write_text(written[0], dump_json(report))
+    try:
+        from scanner.score.render_md import render_markdown
+        from scanner.score.render_html import render_html
+    except ImportError:
+        return written
+    atomic_write_text(out / "report.md", render_markdown(report))
+    atomic_write_text(out / "report.html", render_html(report))
+    return written + [out / "report.md", out / "report.html"]
