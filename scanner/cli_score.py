@@ -116,3 +116,65 @@ def gates_command(report_json: Path, provider: str | None, fmt: str, output: Pat
     else:
         emit(format_gates(report) + "\n" + verdict, output)
     sys.exit(rc)
+
+
+@cli.command("pool")
+@click.argument("root", type=click.Path(path_type=Path))
+@click.option("--run", "run_dir", type=click.Path(path_type=Path), help="The run whose unjudged URLs to list.")
+@click.option("--merge", "merge_file", type=click.Path(path_type=Path),
+              help="Merge a filled-in review file into golden/judgments.yaml instead.")
+@click.option("--dry-run", is_flag=True, help="With --merge: say what would be added, write nothing.")
+@output_option
+def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_run: bool, output: Path | None) -> None:
+    """Write the run's unjudged URLs per case, grouped by suggested origin group, as a review file for
+    golden/judgments.yaml (default: standard output); or merge a filled-in review file back with --merge."""
+    from scanner.score.inputs import ScoreInputError
+    from scanner.score.pool import MergeError, build_pool, merge_review, review_yaml
+
+    if (run_dir is None) == (merge_file is None):
+        raise click.UsageError("give either --run RUN_DIR (write a review file) or --merge REVIEW_FILE")
+    if merge_file is not None:
+        try:
+            res = merge_review(root, merge_file, dry_run=dry_run)
+        except MergeError as exc:
+            raise RunError(str(exc)) from None
+        verb = "would add" if dry_run else "added"
+        lines = [f"{verb} {len(res.added)} judgments to {root / 'golden' / 'judgments.yaml'}; "
+                 f"{res.unfilled} left unfilled, {res.unchanged} already there"]
+        lines += [f"conflict: {c}" for c in res.conflicts]
+        emit("\n".join(lines), None)
+        sys.exit(EXIT_FAIL if res.conflicts else EXIT_OK)
+    try:
+        pools, problems = build_pool(root, run_dir)
+    except ScoreInputError as exc:
+        raise RunError(str(exc)) from None
+    from scanner.score.inputs import read_run
+
+    for p in problems:
+        click.echo(f"problem: {p}", err=True)
+    n = sum(len(p.candidates) for p in pools)
+    groups = sum(len({c.group for c in p.candidates}) for p in pools)
+    hosts = sorted({(p.case, h) for p in pools for h, _ in p.hosts_for_review})
+    emit(review_yaml(pools, read_run(run_dir).info.id), output)
+    click.echo(f"{n} unjudged URLs in {groups} suggested groups over {sum(1 for p in pools if p.candidates)} cases; "
+               f"{len(hosts)} relevant hosts missing from expect.hosts", err=True)
+    sys.exit(EXIT_OK)
+
+
+@cli.command("verify-run")
+@click.argument("root", type=click.Path(path_type=Path))
+@click.option("--run", "run_dir", required=True, type=click.Path(path_type=Path), help="The run directory.")
+@format_option()
+@output_option
+def verify_run_command(root: Path, run_dir: Path, fmt: str, output: Path | None) -> None:
+    """Cross-check a run's call records against the raw provider fixtures: partial honesty, costs, result lists,
+    statuses."""
+    from scanner.score.inputs import ScoreInputError
+    from scanner.score.verify_run import format_text, verify_run
+
+    try:
+        result = verify_run(root, run_dir)
+    except ScoreInputError as exc:
+        raise RunError(str(exc)) from None
+    emit(to_json(result) if fmt == "json" else format_text(result), output)
+    sys.exit(EXIT_OK if result["ok"] else EXIT_FAIL)

@@ -1,0 +1,164 @@
+"""`centinela verify-run`: a run's call records against the raw provider fixtures they replayed.
+
+For every call the run recorded, the recorded provider response is found — the call's `fixture` field (a
+path relative to the fixture root; an optional extension of the contract's call record), else the one file of
+the provider's folder for the call's operation and the record's case — and read by the provider adapter. Then:
+
+- `honest_partial`: a call recorded `partial: false` (or with no flag) whose raw response shows failed or
+  silently dropped URLs fails; a `partial: true` call must list exactly the URLs the raw response lacks;
+- `results`: every URL of the run's result list must come from the raw response of one of its search calls
+  (a URL the provider never returned is fabricated); a different order is noted;
+- `cost`: where the provider reports money (Exa `costDollars.total`), the call's `cost_usd` must equal it
+  (to 1e-9 USD); where it reports credits, they are shown beside the recorded cost;
+- `status`: the call's `status` must be the outcome the raw response shows (a recorded 429 is `rate_limited`).
+
+A check with nothing to look at is `n/a`. Exit 1 when any check fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scanner.score.inputs import read_run, read_tree
+
+OP_FOLDERS = {"search": ("search",), "extract": ("extract",), "contents": ("extract",), "fetch": ("fetch",),
+              "scrape": ("fetch", "extract"), "crawl": ("extract", "fetch")}
+CHECKS = ("honest_partial", "results", "cost", "status")
+COST_TOLERANCE = 1e-9
+
+
+@dataclass
+class ProviderCheck:
+    checks: dict[str, str] = field(default_factory=lambda: {c: "n/a" for c in CHECKS})
+    findings: list[dict] = field(default_factory=list)
+    notes: list[dict] = field(default_factory=list)
+    calls_checked: int = 0
+    calls_unmatched: int = 0
+
+    def mark(self, check: str, ok: bool, **finding) -> None:
+        if ok:
+            if self.checks[check] == "n/a":
+                self.checks[check] = "pass"
+        else:
+            self.checks[check] = "fail"
+            self.findings.append({"check": check, **finding})
+
+    def to_json(self) -> dict:
+        return {"checks": self.checks, "calls_checked": self.calls_checked,
+                "calls_unmatched": self.calls_unmatched, "findings": self.findings, "notes": self.notes}
+
+
+def _fixture_for(call, provider: str, case: str, entries: dict) -> tuple[str | None, str | None]:
+    """(fixture path, or None with why)."""
+    named = (call.model_extra or {}).get("fixture")
+    if named:
+        return (named, None) if named in entries else (None, f"fixture {named} is not in the manifest")
+    folders = OP_FOLDERS.get(call.op, (call.op,))
+    found = sorted(rel for rel, e in entries.items()
+                   if e.case == case and rel.split("/")[0] == provider and rel.split("/")[1:2][0:1]
+                   and rel.split("/")[1] in folders)
+    if len(found) == 1:
+        return found[0], None
+    if not found:
+        return None, f"no recorded {call.op} response for {case} under {provider}/"
+    return None, f"{len(found)} recorded {call.op} responses for {case} ({', '.join(found)}); name one in the call's `fixture`"
+
+
+def verify_run(root: Path, run_dir: Path) -> dict:
+    from scanner.fixtures.tree import unsafe_reason
+    from scanner.providers import AdapterError, read_fixture
+
+    ti = read_tree(root)
+    ri = read_run(run_dir)
+    entries = ti.manifest.entries if ti.manifest else {}
+    out: dict[str, ProviderCheck] = {}
+    cache: dict[str, object] = {}
+    for provider in sorted(ri.records):
+        pc = out[provider] = ProviderCheck()
+        for case in sorted(ri.records[provider]):
+            rec = ri.records[provider][case]
+            where = ri.record_paths[(provider, case)]
+            raw_urls: set[str] = set()
+            raw_order: list[str] = []
+            for i, call in enumerate(rec.calls, 1):
+                rel, why = _fixture_for(call, provider, case, entries)
+                if rel is None:
+                    pc.calls_unmatched += 1
+                    pc.notes.append({"record": where, "call": i, "op": call.op, "message": why})
+                    continue
+                bad = unsafe_reason(root, rel)
+                if bad:
+                    pc.mark("results", False, record=where, call=i, message=f"fixture {rel}: {bad}")
+                    continue
+                if rel not in cache:
+                    try:
+                        cache[rel] = read_fixture(root / rel, provider=provider,
+                                                  captured_at=entries[rel].captured_at)
+                    except (AdapterError, OSError) as exc:
+                        cache[rel] = exc
+                resp = cache[rel]
+                if isinstance(resp, Exception):
+                    pc.notes.append({"record": where, "call": i, "op": call.op, "message": f"{rel}: {resp}"})
+                    pc.calls_unmatched += 1
+                    continue
+                pc.calls_checked += 1
+                _check_call(pc, where, i, call, rel, resp)
+                if call.op == "search":
+                    for r in resp.results:
+                        if r.url not in raw_urls:
+                            raw_urls.add(r.url)
+                            raw_order.append(r.url)
+            if rec.results and any(c.op == "search" for c in rec.calls) and raw_order:
+                ours = [r.url.strip() for r in sorted(rec.results, key=lambda r: r.rank)]
+                fabricated = [u for u in ours if u not in raw_urls]
+                pc.mark("results", not fabricated, record=where,
+                        message=f"{len(fabricated)} result URLs the provider never returned: {', '.join(fabricated[:3])}")
+                kept = [u for u in raw_order if u in set(ours)]
+                if not fabricated and [u for u in ours if u in raw_urls] != kept:
+                    pc.notes.append({"record": where, "message": "results are in a different order than the provider's"})
+    return {"ok": all("fail" not in pc.checks.values() for pc in out.values()),
+            "providers": {p: pc.to_json() for p, pc in out.items()},
+            "problems": [p.to_json() for p in ti.problems + ri.problems]}
+
+
+def _check_call(pc: ProviderCheck, where: str, i: int, call, rel: str, resp) -> None:
+    ctx = {"record": where, "call": i, "op": call.op, "fixture": rel}
+    pc.mark("status", call.status == resp.outcome,
+            message=f"recorded status {call.status!r}, but the response is {resp.outcome!r}", **ctx)
+    if resp.requested_urls:
+        raw_missing = sorted(set(resp.missing_urls))
+        if raw_missing:
+            if call.partial is not True:
+                said = "partial: false" if call.partial is False else "no partial flag"
+                pc.mark("honest_partial", False, message=f"{said}, but the response lacks {len(raw_missing)} of "
+                                                         f"{len(resp.requested_urls)} URLs", **ctx)
+            else:
+                listed = sorted({m.strip() for m in call.missing})
+                pc.mark("honest_partial", listed == raw_missing,
+                        message=f"missing[] lists {len(listed)} URLs; the response lacks {len(raw_missing)}"
+                                + (f" (not listed: {', '.join(sorted(set(raw_missing) - set(listed))[:3])})"
+                                   if set(raw_missing) - set(listed) else ""), **ctx)
+        else:
+            pc.mark("honest_partial", call.partial is not True,
+                    message="partial: true, but the response returned every URL asked for", **ctx)
+    if resp.cost_usd is not None:
+        recorded = call.cost_usd
+        pc.mark("cost", recorded is not None and abs(recorded - resp.cost_usd) <= COST_TOLERANCE,
+                message=f"recorded cost {recorded!r} USD, the response reports {resp.cost_usd!r} USD", **ctx)
+    elif resp.cost_units:
+        pc.notes.append({**ctx, "message": f"the response reports {resp.cost_units}; recorded cost {call.cost_usd!r} USD"})
+
+
+def format_text(result: dict) -> str:
+    lines = []
+    for p, d in result["providers"].items():
+        checks = ", ".join(f"{k} {v}" for k, v in d["checks"].items())
+        lines.append(f"{p}: {checks} ({d['calls_checked']} calls checked, {d['calls_unmatched']} unmatched)")
+        for f in d["findings"]:
+            lines.append(f"  fail {f['check']}: {f.get('record')}" + (f" call {f['call']}" if f.get("call") else "")
+                         + f": {f['message']}")
+    for pr in result["problems"]:
+        lines.append(f"problem: {pr['path']}: {pr['message']}")
+    lines.append("ok: the run agrees with its fixtures" if result["ok"] else "FAIL: the run disagrees with its fixtures")
+    return "\n".join(lines)
