@@ -16,6 +16,11 @@ EXAMPLE_TREE = REPO / "fixtures" / "web-search"
 
 def pytest_configure(config):
     netlock.install(allow_loopback=False)
+    # The parsed-YAML cache of large files never lands in the user's cache during tests.
+    import os
+    import tempfile
+
+    os.environ["CENTINELA_CACHE_DIR"] = tempfile.mkdtemp(prefix="centinela-test-cache-")
 
 
 @pytest.fixture

@@ -8,10 +8,13 @@ naming the file), and the file is left out. Only a root or run directory that ca
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+from scanner.yamlsafe import load_text
 from pydantic import ValidationError
 
 from scanner.fixtures.models import GoldenCase, Invoice, Judgment, RunInfo, RunRecord
@@ -64,7 +67,7 @@ def _yaml(path: Path, problems: list[Problem], label: str):
         problems.append(Problem(label, "not found"))
         return None
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return load_text(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         problems.append(Problem(label, f"not valid YAML: {str(exc).splitlines()[0]}"))
         return None
@@ -131,15 +134,20 @@ def read_run(run_dir: Path) -> RunInputs:
         raise ScoreInputError(f"{info_path}: cannot read: {exc.strerror or exc}") from None
     ri = RunInputs(path=run_dir, info=info, problems=problems)
 
-    for pdir in sorted(p for p in run_dir.iterdir() if p.is_dir()):
-        name = pdir.name
+    with os.scandir(run_dir) as it:
+        pdirs = sorted(e.name for e in it if e.is_dir())
+    for name in pdirs:
         if name in NOT_PROVIDER_DIRS or name.startswith((".", "_")):
             continue
         bucket: dict[str, RunRecord] = {}
-        for f in sorted(pdir.glob("*.json")):
-            rel = f.relative_to(run_dir).as_posix()
+        pdir = os.path.join(run_dir, name)
+        with os.scandir(pdir) as it:
+            files = sorted(e.name for e in it if e.name.endswith(".json") and e.is_file())
+        for fname in files:
+            rel = f"{name}/{fname}"
             try:
-                rec = RunRecord.model_validate_json(f.read_bytes())
+                with open(os.path.join(pdir, fname), "rb") as fh:
+                    rec = RunRecord.model_validate_json(fh.read())
             except ValidationError as exc:
                 problems.append(Problem(rel, f"not a run record: {_first_error(exc)}"))
                 continue

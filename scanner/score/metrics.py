@@ -63,15 +63,17 @@ class CaseEval:
     notes: list[str] = field(default_factory=list)
 
 
-def ranked_distinct(record: RunRecord) -> list[str]:
-    order = sorted(range(len(record.results)), key=lambda i: (record.results[i].rank, i))
+def ranked_distinct(record: RunRecord) -> list[tuple[str, object]]:
+    """(url, its first result entry) in rank order, a tie keeping record order, each URL once."""
+    results = record.results
+    order = sorted(range(len(results)), key=lambda i: (results[i].rank, i))
     seen: set[str] = set()
     out = []
     for i in order:
-        url = record.results[i].url.strip()
+        url = results[i].url.strip()
         if url not in seen:
             seen.add(url)
-            out.append(url)
+            out.append((url, results[i]))
     return out
 
 
@@ -91,7 +93,8 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
         ev.abstained = record.outcome == "honest_no_data" and not record.claims
         return ev
 
-    urls = ranked_distinct(record)
+    entries = ranked_distinct(record)
+    urls = [u for u, _ in entries]
     ev.ranked_urls = urls
     flags = [rel.relevant(u) for u in urls]
     ev.p5 = precision_at(flags, 5)
@@ -105,14 +108,11 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
             if host:
                 ev.hosts_for_review.append((host, u))
 
-    # Freshness over the same distinct results; the first record entry of a URL gives its date.
-    first_entry: dict[str, object] = {}
-    for r in sorted(record.results, key=lambda r: r.rank):
-        first_entry.setdefault(r.url.strip(), r)
+    # Freshness over the same distinct results; a URL's first entry (by rank) gives its date.
     window = case.freshness_days
-    for u in urls:
+    for u, entry in entries:
         ev.results_n += 1
-        raw = first_entry[u].published_at
+        raw = entry.published_at
         has = raw is not None and str(raw).strip() != ""
         pub = as_date(raw) if has else None
         if has:

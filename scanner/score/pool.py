@@ -23,6 +23,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import yaml
+
+from scanner.yamlsafe import safe_load
 from pydantic import ValidationError
 
 from scanner.fixtures.models import Judgment
@@ -240,7 +242,7 @@ def merge_review(root: Path, review_path: Path, dry_run: bool = False) -> MergeR
     from scanner.atomic import atomic_write_text
 
     try:
-        review = yaml.safe_load(review_path.read_text(encoding="utf-8")) or {}
+        review = safe_load(review_path.read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise MergeError(f"{review_path}: cannot read the review file: {str(exc).splitlines()[0]}") from None
     if not isinstance(review, dict):
@@ -248,7 +250,7 @@ def merge_review(root: Path, review_path: Path, dry_run: bool = False) -> MergeR
     jpath = root / "golden" / "judgments.yaml"
     try:
         text = jpath.read_text(encoding="utf-8") if jpath.exists() else ""
-        current = yaml.safe_load(text) or {}
+        current = safe_load(text) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise MergeError(f"{jpath}: cannot read: {str(exc).splitlines()[0]}") from None
     res = MergeResult()

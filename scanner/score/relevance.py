@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from scanner.fixtures.models import GoldenCase, Judgment
 
 
+@lru_cache(maxsize=1 << 18)
 def host_of(url: str) -> str:
     try:
         return (urlsplit(url.strip()).hostname or "").lower()
@@ -41,7 +42,12 @@ def as_date(value) -> date | None:
         return None
     if isinstance(value, date):
         return value if type(value) is date else value.date()
-    text = str(value).strip()
+    return _date_of(str(value))
+
+
+@lru_cache(maxsize=1 << 16)
+def _date_of(value: str) -> date | None:
+    text = value.strip()
     if not text:
         return None
     try:
@@ -64,13 +70,18 @@ class CaseRelevance:
         self.families = families
         self.wanted = set(case.expect.families)
         self.expected_hosts = set(case.expect.hosts)
+        self._relevant: dict[str, bool] = {}
 
     def judgment(self, url: str) -> Judgment | None:
         return self.judged.get(url)
 
     def relevant(self, url: str) -> bool:
-        j = self.judged.get(url)
-        return bool(j is not None and j.supports and self.families.family_of(host_of(url)) in self.wanted)
+        got = self._relevant.get(url)
+        if got is None:
+            j = self.judged.get(url)
+            got = self._relevant[url] = bool(j is not None and j.supports
+                                             and self.families.family_of(host_of(url)) in self.wanted)
+        return got
 
     def group(self, url: str) -> str:
         j = self.judged.get(url)

@@ -13,7 +13,7 @@ from scanner import TOOL_NAME, __version__
 from scanner.score.artifacts import ArtifactStore
 from scanner.score.containment import InjectionDocs
 from scanner.score.gates import disqualification_reasons, gate_block, partial_violations, rank
-from scanner.score.inputs import Problem, RunInputs, TreeInputs, dump_json, read_run, read_tree
+from scanner.score.inputs import Problem, TreeInputs, dump_json, read_run, read_tree
 from scanner.score.metrics import CaseEval, aggregate, evaluate_case, set_recall
 from scanner.score.relevance import CaseRelevance, Families, as_date
 
@@ -70,6 +70,19 @@ def contradictory_status(record) -> tuple[str, list[str]]:
 
 
 def score(root: Path, run_dir: Path) -> ScoreOutput:
+    """Score the run at `run_dir` against the tree at `root` (the cyclic GC is paused: only plain data is built)."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _score(root, run_dir)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _score(root: Path, run_dir: Path) -> ScoreOutput:
     ti = read_tree(root)
     ri = read_run(run_dir)
     problems: list[Problem] = list(ti.problems) + list(ri.problems)

@@ -49,6 +49,11 @@ class ProviderCheck:
                 "calls_unmatched": self.calls_unmatched, "findings": self.findings, "notes": self.notes}
 
 
+def _in_folder(rel: str, provider: str, folders) -> bool:
+    parts = rel.split("/")
+    return len(parts) >= 3 and parts[0] == provider and parts[1] in folders
+
+
 def _fixture_for(call, provider: str, case: str, entries: dict) -> tuple[str | None, str | None]:
     """(fixture path, or None with why)."""
     named = (call.model_extra or {}).get("fixture")
@@ -56,8 +61,7 @@ def _fixture_for(call, provider: str, case: str, entries: dict) -> tuple[str | N
         return (named, None) if named in entries else (None, f"fixture {named} is not in the manifest")
     folders = OP_FOLDERS.get(call.op, (call.op,))
     found = sorted(rel for rel, e in entries.items()
-                   if e.case == case and rel.split("/")[0] == provider and rel.split("/")[1:2][0:1]
-                   and rel.split("/")[1] in folders)
+                   if e.case == case and _in_folder(rel, provider, folders))
     if len(found) == 1:
         return found[0], None
     if not found:
