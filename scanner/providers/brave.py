@@ -1,0 +1,2 @@
+NAME = "brave"
+HOSTS = frozenset()

@@ -1,0 +1,2 @@
+NAME = "firecrawl"
+HOSTS = frozenset()

@@ -1,0 +1,2 @@
+NAME = "jina"
+HOSTS = frozenset()

@@ -1,0 +1,2 @@
+NAME = "serpapi"
+HOSTS = frozenset()

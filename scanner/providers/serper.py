@@ -1,0 +1,2 @@
+NAME = "serper"
+HOSTS = frozenset()
