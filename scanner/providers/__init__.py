@@ -96,7 +96,7 @@ def _read(label: str, provider: str | None, value: Any, captured_at: str | datet
         raise AdapterError(label, f"{len(exchanges)} recorded calls; only a {provider} single call can be read")
     contexts = [Context(provider, ex, _capture_instant(label, captured_at, ex)) for ex in exchanges]
     if len(contexts) > 1:
-        return module.read_sequence(contexts)
+        return module.read_sequence(contexts, label)
     return read_exchange(module, contexts[0])
 
 

@@ -68,6 +68,7 @@ class Context:
         self.captured_at = captured_at
         self.problems: list[str] = list(ex.problems)
         self.retry_after_hint: float | None = None  # a provider-specific wait, used when there is no retry-after
+        self.endpoint: str | None = None if ex.bare else endpoint_of(ex.url)
 
     def result(
         self,
@@ -121,7 +122,7 @@ class Context:
         return NormalisedResponse(
             provider=self.provider,
             op=op,
-            endpoint=None if ex.bare else endpoint_of(ex.url),
+            endpoint=self.endpoint,
             status=ex.status,
             outcome=verdict.outcome,
             error_class=verdict.error_class,
@@ -194,25 +195,27 @@ class Reconciled:
 def reconcile(
     ctx: Context,
     requested: list[str] | None,
-    returned: Iterable[str],
+    returned: Iterable[tuple[str, ...]],
     failed: Iterable[str],
     extra_partial: bool = False,
 ) -> Reconciled:
     """missing = requested − returned (failed ones and silent drops), in request order; partial when the
-    provider reported a failure, dropped a URL silently, or gave another signal of its own (`extra_partial`)."""
+    provider reported a failure, dropped a URL silently, or gave another signal of its own (`extra_partial`).
+    Each returned item is the tuple of URLs it may be known by (the final URL and the one asked for)."""
     failed_list = _unique(u for u in failed if isinstance(u, str) and u)
+    returned = [tuple(u for u in names if isinstance(u, str) and u) for names in returned]
     if requested is None:
         return Reconciled(None, failed_list, [], [], bool(failed_list) or extra_partial)
-    returned_keys = {url_key(u) for u in returned if isinstance(u, str)}
+    returned_keys = {url_key(u) for names in returned for u in names}
     failed_keys = {url_key(u) for u in failed_list}
     missing = [u for u in requested if url_key(u) not in returned_keys]
     dropped = [u for u in missing if url_key(u) not in failed_keys]
     for u in dropped:
         ctx.problems.append(f"silent drop: {u} was requested but is neither in the results nor reported failed")
     requested_keys = {url_key(u) for u in requested}
-    for u in returned:
-        if isinstance(u, str) and url_key(u) not in requested_keys:
-            ctx.problems.append(f"returned URL {u} was not requested")
+    for names in returned:
+        if names and not any(url_key(u) in requested_keys for u in names):
+            ctx.problems.append(f"returned URL {names[0]} was not requested")
     return Reconciled(requested, failed_list, missing, dropped, bool(missing) or bool(failed_list) or extra_partial)
 
 
@@ -317,16 +320,13 @@ def urls_response(
     call: Call,
     results: list[NormalisedResult],
     failed: Iterable[str],
-    returned: Iterable[str] | None = None,
     extra_partial: bool = False,
     **fields,
 ) -> NormalisedResponse:
     """An extract-like call that answered: reconcile what was asked with what came back. When nothing came
     back and the provider reported failures, the call is a target failure (fallback `error`)."""
-    returned_urls = list(returned) if returned is not None else [r.url for r in results] + [
-        r.source_url for r in results if r.source_url
-    ]
-    rec = reconcile(ctx, call.requested, returned_urls, failed, extra_partial)
+    returned = [(r.url, r.source_url) if r.source_url else (r.url,) for r in results]
+    rec = reconcile(ctx, call.requested, returned, failed, extra_partial)
     if results:
         verdict = OK
     elif rec.failed_urls:
