@@ -11,6 +11,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scanner.providers import (
     PROVIDERS,
@@ -490,6 +492,11 @@ def test_adapter_errors_are_one_line_naming_the_input(tmp_path):
          "<response>: captured_at 'last tuesday' is not an ISO 8601 or HTTP date"),
         (lambda: read_response("tavily", [json.loads((DATA / "tavily" / "432-budget.json").read_text())] * 2),
          "<response>: 2 recorded calls; only a tavily single call can be read"),
+        (lambda: read_fixture(DATA / "exa" / "search.json", provider="tavily"),
+         f"{DATA / 'exa' / 'search.json'}: the request went to exa's API (api.exa.ai), not tavily's"),
+        (lambda: read_response("firecrawl", [json.loads((DATA / "firecrawl" / "search.json").read_text())] * 2),
+         "<response>: https://api.firecrawl.dev/v2/search is not a batch scrape call; only a batch can be a "
+         "sequence of calls"),
     ]
     for call, start in cases:
         with pytest.raises(AdapterError) as info:
@@ -645,3 +652,45 @@ def test_tree_errors(provider, name, expected):
         assert r.retry_after_s == {"tavily": 12.0, "exa": 1.0}[provider]
     if name == "timeout.json":
         assert (r.status, r.error_message) == (None, "timeout after 30000 ms")
+
+
+# --- robustness: whatever a body holds, an adapter answers with a response, never a traceback ---------------
+
+_KEYS = ["results", "data", "web", "organic", "organic_results", "statuses", "failed_results", "error", "detail",
+         "url", "link", "id", "title", "date", "age", "page_age", "publishedDate", "published_date", "metadata",
+         "sourceURL", "statusCode", "total", "completed", "creditsUsed", "invalidURLs", "errors", "robotsBlocked",
+         "code", "name", "usage", "credits", "costDollars", "position", "search_metadata", "status", "next", "tag",
+         "q", "query", "urls", "ids", "tokens", "total", "meta", "quota_limit", "quota_current", "news", "warning"]
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 600) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["", "3 days ago", "hace 2 días", "Mar 3", "2026-13-45", "https://www.gob.mx/x", "x", "error",
+                       "success", "Success", "completed", "NO_MORE_CREDITS", "InsufficientBalanceError"]),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.sampled_from(_KEYS), children, max_size=6),
+    max_leaves=20,
+)
+_URLS = {
+    "tavily": "https://api.tavily.com/extract", "exa": "https://api.exa.ai/contents",
+    "brave": "https://api.search.brave.com/res/v1/web/search?q=x", "serpapi": "https://serpapi.com/search.json?q=x",
+    "serper": "https://google.serper.dev/search", "firecrawl": "https://api.firecrawl.dev/v2/batch/scrape/abc",
+    "jina": "https://r.jina.ai/https://www.gob.mx/x",
+}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    provider=st.sampled_from(sorted(_URLS)),
+    status=st.sampled_from([200, 200, 200, 402, 422, 429, 432, 500]),
+    request_body=_json,
+    body=_json,
+    bare=st.booleans(),
+)
+def test_any_body_gives_a_response(provider, status, request_body, body, bare):
+    value = body if bare else {
+        "request": {"method": "POST", "url": _URLS[provider], "body": request_body},
+        "response": {"status": status, "headers": {"date": "Fri, 02 Oct 2026 14:00:00 GMT"}, "body": body},
+    }
+    if bare and isinstance(value, list) and value and all(isinstance(v, dict) and "request" in v for v in value):
+        return
+    r = read_response(provider, value)
+    assert r.provider == provider
+    assert set(r.missing_urls) <= set(r.requested_urls or [])

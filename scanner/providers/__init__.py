@@ -92,6 +92,10 @@ def _read(label: str, provider: str | None, value: Any, captured_at: str | datet
     exchanges = exchanges_of(value)
     if not exchanges[0].bare and not any(ex.url for ex in exchanges):
         raise AdapterError(label, "recorded request has no URL")
+    for ex in exchanges:
+        owner = _BY_HOST.get(ex.host)
+        if owner is not None and owner != provider:
+            raise AdapterError(label, f"the request went to {owner}'s API ({ex.host}), not {provider}'s")
     if len(exchanges) > 1 and not hasattr(module, "read_sequence"):
         raise AdapterError(label, f"{len(exchanges)} recorded calls; only a {provider} single call can be read")
     contexts = [Context(provider, ex, _capture_instant(label, captured_at, ex)) for ex in exchanges]

@@ -13,7 +13,7 @@ from scanner.providers.dates import parse_published
 from scanner.providers.envelope import Exchange, host_of, iso_utc, parse_instant
 
 
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
     outcome: str
     error_class: str | None = None
@@ -28,9 +28,10 @@ BUDGET = Verdict("error", "budget", False, "budget")
 SERVER = Verdict("server_error", "server", True, "error")
 TIMEOUT = Verdict("timeout", "timeout", True, "error")
 AUTH = Verdict("error", "auth", False, "error")
-# The provider answered but every page it was asked for failed (a 404 target, a crawl timeout).
-TARGET = Verdict("error", "target", False, "error")  # said with an HTTP error (Jina 422)
-ALL_TARGETS_FAILED = Verdict("ok", "target", False, "error")  # said inside a 200 (per-URL failures)
+# The provider worked but the pages it was asked for failed (a 404 target, a crawl timeout): said with an
+# HTTP error (Jina 422), or inside a 200 whose per-URL signals fail every requested page.
+TARGET = Verdict("error", "target", False, "error")
+ALL_TARGETS_FAILED = Verdict("ok", "target", False, "error")
 CLIENT = Verdict("error", "client", False, "error")
 NETWORK = Verdict("error", "network", True, "error")
 

@@ -47,8 +47,7 @@ def describe(ctx: Context) -> Call:
 
 
 def error_verdict(ctx: Context, default: Verdict) -> Verdict:
-    tag = ctx.ex.json_body.get("tag")
-    return BUDGET if ctx.ex.status == 402 or tag in _BUDGET_TAGS else default
+    return BUDGET if ctx.ex.status == 402 or _tag(ctx.ex.json_body) in _BUDGET_TAGS else default
 
 
 def read_ok(ctx: Context, call: Call) -> NormalisedResponse:
@@ -56,7 +55,7 @@ def read_ok(ctx: Context, call: Call) -> NormalisedResponse:
     if not isinstance(body.get("results"), list):
         message = error_message(ctx.ex.body)
         if message:
-            return failed_call(ctx, call, BUDGET if body.get("tag") in _BUDGET_TAGS else CLIENT, message)
+            return failed_call(ctx, call, BUDGET if _tag(body) in _BUDGET_TAGS else CLIENT, message)
         ctx.problems.append("response has no results list")
     items = body.get("results") if isinstance(body.get("results"), list) else []
     results = ctx.results(items, _result)
@@ -66,12 +65,19 @@ def read_ok(ctx: Context, call: Call) -> NormalisedResponse:
     statuses = body.get("statuses") if isinstance(body.get("statuses"), list) else []
     if not statuses:
         ctx.problems.append("contents response has no statuses list")
-    failed = [s.get("id") for s in statuses if isinstance(s, dict) and s.get("status") == "error"]
+    failed = [
+        s["id"] for s in statuses if isinstance(s, dict) and s.get("status") == "error" and isinstance(s.get("id"), str)
+    ]
     failed_keys = set(failed)
     for r in results:
         if (r.source_url or r.url) in failed_keys:
             ctx.problems.append(f"{r.source_url or r.url} is both a result and reported failed")
     return urls_response(ctx, call, results, failed, **fields)
+
+
+def _tag(body: dict) -> str | None:
+    tag = body.get("tag")
+    return tag if isinstance(tag, str) else None
 
 
 def _result(ctx: Context, rank: int, item: dict):

@@ -19,14 +19,17 @@ from __future__ import annotations
 from scanner.providers.base import AdapterError, NormalisedResponse
 from scanner.providers.common import (
     CLIENT,
+    OK,
     Call,
     Context,
     Verdict,
     error_message,
     failed_call,
     number,
+    reconcile,
     requested_list,
     search_response,
+    url_key,
     urls_response,
     verdict_for_status,
     verdict_for_transport,
@@ -140,13 +143,16 @@ def _submit(ctx: Context, call: Call, body: dict) -> NormalisedResponse:
     """The submit alone: nothing scraped yet, so only the URLs Firecrawl refused are missing."""
     invalid = _invalid(body)
     ctx.problems.append("batch submit only: the scraped pages are in the status call")
+    invalid_keys = {url_key(u) for u in invalid}
+    accepted = [(u,) for u in call.requested or [] if url_key(u) not in invalid_keys]
+    rec = reconcile(ctx, call.requested, accepted, invalid)
     return ctx.response(
         "batch",
-        Verdict("ok"),
-        requested_urls=call.requested,
-        failed_urls=invalid,
-        missing_urls=invalid,
-        partial=bool(invalid),
+        OK,
+        requested_urls=rec.requested_urls,
+        failed_urls=rec.failed_urls,
+        missing_urls=rec.missing_urls,
+        partial=rec.partial,
     )
 
 
