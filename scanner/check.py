@@ -6,7 +6,9 @@ A part fails when:
 - the scan finds an injection in a file whose manifest class is not `prompt-injection` (class 8 exists to carry
   injections: there they are expected, and the scan still records them), a secret or personal datum the spec
   removes, or a file it cannot read;
-- the redaction plan is not empty.
+- the redaction plan is not empty;
+- given a run (`--run`): `verify-run` finds the run disagreeing with its fixtures, or `score`'s gates fail as
+  `centinela gates` judges them (the top-ranked provider fails a gate, or no provider passes them all).
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ def _dump(path: Path, data) -> str:
     return path.name
 
 
-def run_check(root: Path, out: Path, repo_root: Path, category: str = "centinela") -> CheckReport:
+def run_check(root: Path, out: Path, repo_root: Path, category: str = "centinela",
+              run_dir: Path | None = None) -> CheckReport:
     from scanner.fixtures.verify import verify_tree
     from scanner.redact import Redactor
     from scanner.sarif import build_sarif, dumps_sarif
@@ -102,8 +105,32 @@ def run_check(root: Path, out: Path, repo_root: Path, category: str = "centinela
                              "nothing to redact" if redact_ok else
                              f"{sum(len(fp.redactions) for fp in pending)} value(s) to redact in {len(pending)} file(s)",
                              [_dump(out / "redact-plan.json", plan.to_json())]))
+    if run_dir is not None:
+        _run_parts(root, run_dir, out, report)
     _dump(out / "check.json", report.to_json())
     return report
+
+
+def _run_parts(root: Path, run_dir: Path, out: Path, report: CheckReport) -> None:
+    from scanner.cli_score import gate_outcome
+    from scanner.score.report import score, write_report
+    from scanner.score.verify_run import verify_run
+
+    checked = verify_run(root, run_dir)
+    failed = {p: [c for c, v in d["checks"].items() if v == "fail"] for p, d in checked["providers"].items()}
+    failed = {p: c for p, c in failed.items() if c}
+    report.parts.append(Part("verify-run", checked["ok"],
+                             "the run agrees with its fixtures" if checked["ok"] else
+                             "; ".join(f"{p}: {', '.join(c)}" for p, c in sorted(failed.items())),
+                             [_dump(out / "verify-run.json", checked)]))
+    result = score(root, run_dir)
+    written = write_report(result.report, out)
+    rc, verdict = gate_outcome(result.report, None)
+    ranking = result.report["ranking"]
+    summary = f"{verdict}; ranking: {', '.join(ranking) or 'none'}"
+    if result.report["disqualified"]:
+        summary += "; disqualified: " + ", ".join(d["provider"] for d in result.report["disqualified"])
+    report.parts.append(Part("score + gates", rc == 0, summary, [p.name for p in written]))
 
 
 def format_text(report: CheckReport) -> str:

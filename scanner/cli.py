@@ -396,16 +396,25 @@ def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("centinela-out"),
               show_default=True, help="Directory for every output (JSON, SARIF, plan).")
 @click.option("--category", default="centinela", show_default=True, help="SARIF category.")
+@click.option("--run", "run_dir", type=click.Path(path_type=Path), default=None,
+              help="Also cross-check this run against the fixtures (verify-run), score it and apply the gates.")
 @format_option()
-def check_command(root: Path, out: Path, category: str, fmt: str) -> None:
-    """Everything CI needs: manifest verify, scan (JSON + SARIF) and redact --check on the tree at ROOT."""
+def check_command(root: Path, out: Path, category: str, run_dir: Path | None, fmt: str) -> None:
+    """Everything CI needs: manifest verify, scan (JSON + SARIF) and redact --check on the tree at ROOT; with
+    --run, also verify-run, score (report.json/md/html) and the gates."""
     from scanner.check import format_text, run_check
     from scanner.fixtures.tree import TreeError
 
     try:
-        report = run_check(root, out, _repo_root(), category)
+        report = run_check(root, out, _repo_root(), category, run_dir)
     except TreeError as exc:
         raise RunError(str(exc)) from None
+    except Exception as exc:
+        from scanner.score.inputs import ScoreInputError
+
+        if isinstance(exc, ScoreInputError):
+            raise RunError(str(exc)) from None
+        raise
     emit(to_json(report.to_json()) if fmt == "json" else format_text(report) + f"\noutputs in {out}/", None)
     sys.exit(EXIT_OK if report.ok else EXIT_FAIL)
 

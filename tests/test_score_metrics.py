@@ -115,8 +115,9 @@ def test_citation_coverage_applies_spans(report):
     # root, k5 a page span on HTML do not; f1's claim is forbidden and left out: 3/6
     assert p["aggregate"]["citation_coverage"] == approx(0.5)
     assert p["counts"]["claims"] == 6 and p["counts"]["citable_claims"] == 3
-    reasons = {c["claim"]: c["reason"] for c in p["citations"]["c1"]}
-    assert reasons["k1"] == "ok" and "out of range" in reasons["k3"] and "climbs out" in reasons["k4"]
+    reasons = {c["claim"]: c["reason"] for c in p["uncitable"]["c1"]}
+    assert set(reasons) == {"k3", "k4"} and "out of range" in reasons["k3"] and "climbs out" in reasons["k4"]
+    assert [c["claim"] for c in p["uncitable"]["c3"]] == ["k5"] and "not a PDF" in p["uncitable"]["c3"][0]["reason"]
     assert q["aggregate"]["citation_coverage"] == approx(1.0)
 
 

@@ -161,8 +161,8 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
             "contradictory": [dict(zip(("case", "status", "claim_ids"), (c, *contradictory_status(records[c]))))
                               for c in sorted(contra_cases) if c in records],
             "injection_documents": docs,
-            "citations": {e.case: [{"claim": c.id, "citable": c.citable, "reason": c.reason} for c in e.claims]
-                          for e in pe.values() if e.claims},
+            "uncitable": {e.case: [{"claim": c.id, "reason": c.reason} for c in e.claims if not c.citable]
+                          for e in pe.values() if any(not c.citable for c in e.claims)},
         }
     for provider, ri_inv in sorted(ri.invoices.items()):
         if provider not in providers_out:
