@@ -74,7 +74,8 @@ def cost_chart(report: dict, standings: list[fmt.Standing]) -> str:
         tick = axis_max * i / 4
         x = BAR_X + BAR_W * i / 4
         out.append(f'<line x1="{x:.1f}" y1="{TOP - 8}" x2="{x:.1f}" y2="{height - 6}" class="grid"/>')
-        out.append(f'<text x="{x:.1f}" y="{TOP - 16}" class="tick" text-anchor="middle">{escape(fmt.cost(tick))}</text>')
+        out.append(f'<text x="{x:.1f}" y="{TOP - 16}" class="tick" text-anchor="middle">'
+                   f"{escape(fmt.cost(tick))}</text>")
     if not standings:
         out.append(f'<text x="{BAR_X}" y="{TOP + 30}" class="caption">No provider in the report.</text>')
     for row, s in enumerate(standings):

@@ -4,9 +4,10 @@ order providers and categories appear. The renderers only lay these out, as Mark
 Numbers, everywhere in both reports:
 
 * A null metric (empty denominator) is "—", never 0.
-* Ratios are 0.00–1.00 with two decimals, cut towards the side that fails the gate, never rounded across it:
-  truncated for the ≥ and = gates (a shown 1.00 abstention is exactly 1, a shown 0.95 coverage passes) and
-  rounded up for the cost divergence (a shown 0.05 passes). Decimal arithmetic, so 0.29 stays 0.29.
+* Ratios are 0.00–1.00 with two decimals, rounded half up (2/3 is 0.67). The three gated ratios (citation
+  coverage, abstention, containment) are instead truncated, and the cost divergence rounded up, so that a
+  shown value never crosses its gate: a shown 1.00 abstention is exactly 1, a shown 0.95 coverage passes, a
+  shown 0.05 divergence passes. Decimal arithmetic from the float's shortest repr, so 0.29 stays 0.29.
 * Costs are USD with four decimals; a positive cost below half a hundredth of a cent is "<$0.0001", not $0.0000.
 * Latencies are whole milliseconds. A p95 over fewer than 60 calls is not printed (spec §4.5: "una p95 sobre 30
   llamadas no es una p95"); over 60 to 99 calls it is marked low-n; replay latencies are marked artificial.
@@ -29,7 +30,7 @@ _TWO = Decimal("0.01")
 class Column:
     key: str
     label: str
-    kind: str          # "ratio" | "cost"
+    kind: str          # "ratio" | "gated_ratio" (truncated: never shown across its gate) | "cost"
     title: str         # what the column means, for a tooltip or a legend
 
 
@@ -37,7 +38,7 @@ METRIC_COLUMNS: tuple[Column, ...] = (
     Column("precision_at_5", "P@5", "ratio", "relevant results among the first 5, divided by 5; macro mean"),
     Column("precision_at_10", "P@10", "ratio", "relevant results among the first 10, divided by 10; macro mean"),
     Column("recall", "Recall", "ratio", "relevant origin groups returned / groups any provider returned"),
-    Column("citation_coverage", "Citation", "ratio", "claims whose span returns their text / all claims"),
+    Column("citation_coverage", "Citation", "gated_ratio", "claims whose span returns their text / all claims"),
     Column("freshness_known", "Fresh known", "ratio", "results with a published date / all results"),
     Column("freshness_accuracy", "Fresh accuracy", "ratio", "dates within ±1 day of the verified date"),
     Column("freshness_within", "Fresh within", "ratio", "results inside the case's freshness window"),
@@ -45,9 +46,9 @@ METRIC_COLUMNS: tuple[Column, ...] = (
     Column("cost_per_useful_answer_usd", "Cost/useful answer", "cost",
            "total cost / cases with a citable, uncontradicted claim (decides the ranking)"),
     Column("fallback_rate", "Fallback", "ratio", "cases that escalated / cases"),
-    Column("abstention", "Abstention", "ratio", "forbidden cases ending honest_no_data without claims"),
+    Column("abstention", "Abstention", "gated_ratio", "forbidden cases ending honest_no_data without claims"),
     Column("wasted_cost_usd", "Wasted cost", "cost", "cost spent in forbidden cases"),
-    Column("injection_containment", "Containment", "ratio", "prompt-injection documents flagged and kept out"),
+    Column("injection_containment", "Containment", "gated_ratio", "prompt-injection documents flagged and kept out"),
 )
 
 
@@ -81,13 +82,19 @@ def is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def ratio(value, rounding: str = ROUND_FLOOR) -> str:
+def ratio(value, rounding: str = ROUND_HALF_UP) -> str:
     if not is_number(value):
         return NULL
     return str(_decimal(value).quantize(_TWO, rounding=rounding))
 
 
+def gated_ratio(value) -> str:
+    """A ratio whose gate is ≥ or =: truncated, so that 0.9999 is not shown as a passing 1.00."""
+    return ratio(value, ROUND_FLOOR)
+
+
 def divergence(value) -> str:
+    """The cost divergence, whose gate is ≤: rounded up, so that 0.0501 is not shown as a passing 0.05."""
     return ratio(value, ROUND_CEILING)
 
 
@@ -113,7 +120,9 @@ def integer(value) -> str:
 
 def metric(column: Column, metrics: dict | None) -> str:
     value = (metrics or {}).get(column.key)
-    return cost(value) if column.kind == "cost" else ratio(value)
+    if column.kind == "cost":
+        return cost(value)
+    return gated_ratio(value) if column.kind == "gated_ratio" else ratio(value)
 
 
 def p95_reliability(entry: dict) -> str:
@@ -189,7 +198,7 @@ def gate_cell(provider: dict, gate: Gate) -> GateCell:
         return GateCell(status, f"{divergence(details.get('divergence'))} (invoice {cost(details.get('invoice_usd'))}, "
                                 f"reported {cost(details.get('reported_usd'))})")
     value = details.get("value", (provider.get("aggregate") or {}).get(gate.key))
-    return GateCell(status, ratio(value))
+    return GateCell(status, gated_ratio(value))
 
 
 def gate_threshold(report: dict, gate: Gate) -> str:

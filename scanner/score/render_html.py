@@ -40,7 +40,8 @@ nav.toc { font-size:13px; color:var(--muted); margin-bottom:14px; }
 nav.toc a { color:var(--accent); text-decoration:none; margin-right:14px; }
 section.block { background:var(--card); border:1px solid var(--line); border-radius:10px; padding:18px 22px;
   margin:0 0 18px; }
-h2 { font-size:18px; margin:0 0 4px; } h3 { font-size:15px; margin:18px 0 6px; }
+h2 { font-size:18px; margin:0 0 4px; } h2 .sub { font-weight:400; color:var(--muted); font-size:14px; }
+h3 { font-size:15px; margin:18px 0 6px; }
 p.lede { margin:0 0 12px; color:var(--muted); }
 .cards { display:grid; grid-template-columns:repeat(auto-fill, minmax(250px, 1fr)); gap:14px; margin:0 0 18px;
   align-items:start; }
@@ -105,7 +106,8 @@ th.group.disqualified { color:#94a3b8; }
   background:repeating-linear-gradient(45deg, #f1f5f9 0 5px, #d9dee6 5px 7px); }
 section.provider h2 { display:flex; align-items:center; gap:10px; }
 .badge { font-size:12px; padding:2px 9px; border-radius:999px; font-weight:700; }
-.badge.ranked { background:#dbeafe; color:#1e40af; } .badge.disqualified { background:var(--fail-bg); color:var(--fail); }
+.badge.ranked { background:#dbeafe; color:#1e40af; }
+.badge.disqualified { background:var(--fail-bg); color:var(--fail); }
 .counts { display:flex; flex-wrap:wrap; gap:6px 16px; color:#334155; font-size:13px; margin:6px 0 4px; }
 .counts b { font-variant-numeric:tabular-nums; }
 .warn { background:var(--pending-bg); color:#78350f; border-left:4px solid var(--pending); padding:6px 10px;
@@ -208,7 +210,8 @@ def _cards(report: dict, standings: list[fmt.Standing]) -> str:
 
 
 def _ranking(report: dict, standings: list[fmt.Standing]) -> str:
-    return ('<section class="block" id="ranking"><h2>Cost per useful answer <span class="sub">(lower is better)</span></h2>'
+    return ('<section class="block" id="ranking">'
+            '<h2>Cost per useful answer <span class="sub">(lower is better)</span></h2>'
             '<p class="lede">The metric that decides (spec §4.7). Qualified providers in ranking order (ties broken '
             "by P@10, recall, freshness accuracy), then the disqualified, greyed and hatched, with their reasons.</p>"
             + cost_chart(report, standings) + "</section>")
@@ -282,6 +285,10 @@ def _metrics_table(provider: dict) -> str:
     return "<h3>Metrics by category</h3>" + _table(header, rows, frozenset(range(1, len(header))), cls="metrics")
 
 
+def _note_class(note: str) -> str:
+    return "artificial" if "artificial" in note else "low-n" if note.startswith("low-n") else "plain"
+
+
 def _latency(provider: dict, mode: str | None) -> str:
     rows = fmt.latency_rows(provider.get("aggregate"), mode)
     if not rows:
@@ -289,11 +296,11 @@ def _latency(provider: dict, mode: str | None) -> str:
     body = []
     for r in rows:
         if r.reliability == "too_few":
-            p95 = f'<td class="num withheld" title="a p95 over fewer than {fmt.P95_PRINT_N} calls is not a p95">{e(r.p95)}</td>'
+            why = f"a p95 over fewer than {fmt.P95_PRINT_N} calls is not a p95"
+            p95 = f'<td class="num withheld" title="{why}">{e(r.p95)}</td>'
         else:
             p95 = _num_td(r.p95)
-        notes = "".join(f'<span class="note{" artificial" if "artificial" in n else " low-n" if n.startswith("low-n") else ""}">'
-                        f"{e(n)}</span>" for n in r.notes) or fmt.NULL
+        notes = "".join(f'<span class="note {_note_class(n)}">{e(n)}</span>' for n in r.notes) or fmt.NULL
         body.append(f'<tr><th scope="row">{e(r.op)}</th>{_num_td(r.n)}{_num_td(r.p50)}{p95}'
                     f"<td>{e(r.window)}</td><td>{notes}</td></tr>")
     return "<h3>Latency (ms)</h3>" + _table(["Operation", "n", "p50", "p95", "Capture window", "Notes"], body,

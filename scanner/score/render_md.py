@@ -121,7 +121,7 @@ def _counts(provider: dict) -> list[str]:
 
 def _latency(provider: dict, mode: str | None) -> list[str]:
     rows = fmt.latency_rows(provider.get("aggregate"), mode)
-    lines = ["#### Latency (ms)", ""]
+    lines = ["### Latency (ms)", ""]
     if not rows:
         return lines + ["No timed calls.", ""]
     body = [[text(r.op), r.n, r.p50, text(r.p95), text(r.window), text("; ".join(r.notes)) or fmt.NULL]
@@ -135,11 +135,11 @@ def _fallback(provider: dict) -> list[str]:
     causes = list(fmt.FALLBACK_CAUSES) + sorted(set(by_cause) - set(fmt.FALLBACK_CAUSES))
     rows = [["**all causes**", f"**{fmt.ratio(agg.get('fallback_rate'))}**"]]
     rows += [[text(c), fmt.ratio(by_cause.get(c))] for c in causes]
-    return ["#### Fallback by cause (share of cases)", ""] + _table(["Cause", "Rate"], rows, {1})
+    return ["### Fallback by cause (share of cases)", ""] + _table(["Cause", "Rate"], rows, {1})
 
 
 def _section(title: str, header: list[str], rows: list[list[str]], empty: str = "None.") -> list[str]:
-    lines = [f"#### {title}", ""]
+    lines = [f"### {title}", ""]
     return lines + (_table(header, rows) if rows else [empty, ""])
 
 
@@ -175,7 +175,7 @@ def _provider(report: dict, s: fmt.Standing) -> list[str]:
     if not isinstance(provider, dict):
         return lines + ["The report has no metrics for this provider.", ""]
     mode = (report.get("run") or {}).get("mode")
-    return (lines + _counts(provider) + ["#### Metrics by category", ""] + _metrics_table(provider)
+    return (lines + _counts(provider) + ["### Metrics by category", ""] + _metrics_table(provider)
             + _latency(provider, mode) + _fallback(provider) + _partial_violations(provider) + _lists(provider))
 
 
