@@ -51,3 +51,9 @@ example: setup
 
 clean:
 	rm -rf $(VENV) $(OUT) *.egg-info
+
+# The HTML report's design: render the sample report.json and screenshot it in headless Chromium
+# (Debian: apt-get install -y chromium); writes out/report.html and out/report.png and checks the PNG.
+.PHONY: report-shot
+report-shot: setup
+	$(BIN)/python scripts/screenshot_report.py tests/data/report/sample_report.json $(OUT)/report.png
