@@ -137,7 +137,7 @@ def main() -> None:
         for _ in range(args.repeat + 1):
             t = time.perf_counter()
             out = score(root, run)
-            write_report(out.report, base / "out")
+            write_report(out.report, base / "out", out.evals)
             ours.append(time.perf_counter() - t)
         cold, ours = ours[0], ours[1:]
         qrel_list = [ir_measures.Qrel(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]

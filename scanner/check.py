@@ -124,7 +124,7 @@ def _run_parts(root: Path, run_dir: Path, out: Path, report: CheckReport) -> Non
                              "; ".join(f"{p}: {', '.join(c)}" for p, c in sorted(failed.items())),
                              [_dump(out / "verify-run.json", checked)]))
     result = score(root, run_dir)
-    written = write_report(result.report, out)
+    written = write_report(result.report, out, result.evals)
     rc, verdict = gate_outcome(result.report, None)
     ranking = result.report["ranking"]
     summary = f"{verdict}; ranking: {', '.join(ranking) or 'none'}"

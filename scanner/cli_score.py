@@ -77,7 +77,7 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
     except ScoreInputError as exc:
         raise RunError(str(exc)) from None
     try:
-        written = write_report(result.report, out)
+        written = write_report(result.report, out, result.evals)
     except OSError as exc:
         raise RunError(f"{out}: cannot write: {exc.strerror or exc}") from None
     rc, verdict = gate_outcome(result.report, None)

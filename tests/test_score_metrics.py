@@ -86,7 +86,12 @@ def report(tmp_path_factory):
     ]
     run = write_run(tmp / "run", {"id": "r1", "date": "2026-10-01", "mode": "shadow"},
                     {"P": p_records, "Q": q_records}, invoices={"Q": 0.0625})
-    return score(root, run).report
+    out = score(root, run)
+    _EVALS["out"] = out
+    return out.report
+
+
+_EVALS: dict = {}
 
 
 def approx(v):
@@ -202,3 +207,29 @@ def test_empty_run_gives_nulls(tmp_path):
     rep = score(root, run).report
     assert rep["providers"]["P"]["counts"]["missing_cases"] == ["c2", "c3", "f1", "f2"]
     assert any("run lacks 4 of 5" in p["message"] for p in rep["problems"])
+
+
+def test_rank_ties_keep_record_order_and_first_occurrence_counts():
+    from scanner.fixtures.models import RunRecord
+    from scanner.score.metrics import precision_at, ranked_distinct
+
+    rec = RunRecord.model_validate({"case": "c", "provider": "p", "outcome": "claims", "results": [
+        {"rank": 2, "url": "b"}, {"rank": 1, "url": "a"}, {"rank": 2, "url": "c"}, {"rank": 1, "url": "b"},
+        {"rank": 3, "url": "a"}]})
+    assert [u for u, _ in ranked_distinct(rec)] == ["a", "b", "c"]
+    assert precision_at([True, False, True], 5) == pytest.approx(0.4)
+    assert precision_at([], 10) == 0.0
+
+
+def test_cascade_success_rates(report, tmp_path):
+    import json
+
+    from scanner.score.report import cascade
+
+    # P: c1 useful, no fallback → success; c2 fallback no_result; c3 useful but escalated (low_confidence)
+    c = cascade({"id": "r1"}, _EVALS["out"].evals)
+    assert c["providers"]["P"]["aggregate"] == {"attempts": 3, "successes": 1, "success_rate": pytest.approx(1 / 3),
+                                                "fallback": {"low_confidence": 1, "no_result": 1}}
+    assert c["providers"]["Q"]["by_category"]["B"] == {"attempts": 1, "successes": 0, "success_rate": 0.0,
+                                                       "fallback": {}}
+    json.dumps(c)

@@ -183,12 +183,41 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
     return ScoreOutput(report, evals)
 
 
-def write_report(report: dict, out: Path) -> list[Path]:
+CASCADE_DEFINITION = ("attempts: non-forbidden cases the provider was tried on; successes: attempts that did not "
+                      "escalate (fallback null) and produced a useful answer (a citable claim nobody contradicts); "
+                      "success_rate: successes / attempts (null without attempts); fallback: escalations by cause")
+
+
+def cascade(report_run: dict, evals: dict[str, dict[str, CaseEval]]) -> dict:
+    """cascade.json: success rates per provider and category, the input of ProviderAttemptService.successRates()."""
+    def block(items: list[CaseEval]) -> dict:
+        scored = [e for e in items if not e.forbidden]
+        ok = sum(1 for e in scored if e.fallback is None and e.useful)
+        causes: dict[str, int] = {}
+        for e in scored:
+            if e.fallback is not None:
+                causes[e.fallback] = causes.get(e.fallback, 0) + 1
+        return {"attempts": len(scored), "successes": ok,
+                "success_rate": ok / len(scored) if scored else None, "fallback": dict(sorted(causes.items()))}
+
+    providers = {}
+    for p in sorted(evals):
+        items = list(evals[p].values())
+        cats = sorted({e.category for e in items})
+        providers[p] = {"aggregate": block(items),
+                        "by_category": {c: block([e for e in items if e.category == c]) for c in cats}}
+    return {"run": report_run, "definition": CASCADE_DEFINITION, "providers": providers}
+
+
+def write_report(report: dict, out: Path, evals: dict | None = None) -> list[Path]:
     from scanner.atomic import atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "report.json"]
     atomic_write_text(written[0], dump_json(report))
+    if evals is not None:
+        written.append(out / "cascade.json")
+        atomic_write_text(written[-1], dump_json(cascade(report["run"], evals)))
     try:
         from scanner.score.render_md import render_markdown
         from scanner.score.render_html import render_html
