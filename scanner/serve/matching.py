@@ -109,7 +109,7 @@ def identity(provider: str, path: str, query: str, body) -> str:
     return " ".join(parts)
 
 
-def request_key(provider: str, method: str, path: str, query: str, body) -> str:
+def request_key(provider: str, method: str, path: str, query: str = "", body=None) -> str:
     ident = identity(provider, path, query, body)
     head = f"{method.upper()} {normalise_path(path)}"
     return f"{head} {ident}" if ident else head

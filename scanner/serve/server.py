@@ -274,8 +274,8 @@ class ReplayServer:
     def _lookup(self, catalog: Catalog, key: str, request: Request) -> tuple[Fixture | None, dict]:
         candidates = catalog.answers.get(key, [])
         host = request.absolute_host or _named_host(request.header("host"))
-        if host is not None and candidates:
-            candidates = [f for f in candidates if f.host == host]
+        if host is not None and len(candidates) > 1:      # the host only chooses among hosts of one request
+            candidates = [f for f in candidates if f.host == host] or candidates
         if len(candidates) == 1:
             return candidates[0], {}
         if len(candidates) > 1:
@@ -364,7 +364,13 @@ class ServerThread:
 
     def __enter__(self) -> "ServerThread":
         self._thread.start()
-        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(timeout=10)
+        try:
+            asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(timeout=10)
+        except BaseException:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout=10)
+            self.loop.close()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
