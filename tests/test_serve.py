@@ -399,3 +399,26 @@ def test_a_port_in_use_is_a_start_up_error(loopback):
         with pytest.raises(ServeError, match=rf"cannot listen on 127\.0\.0\.1:{first.server.port}: "):
             with serving(port=first.server.port):
                 pass
+
+
+def test_keep_alive_chunked_bodies_and_bad_requests(loopback):
+    async def scenario(thread):
+        reader, writer = await asyncio.open_connection(thread.server.host, thread.server.port)
+        body = json.dumps({"query": Q1}).encode()
+        chunked = b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (10, body[:10], len(body) - 10, body[10:])
+        writer.write(b"POST /search HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n" + chunked
+                     + b"HEAD /contacto HTTP/1.1\r\nhost: x\r\n\r\n"
+                     + b"BROKEN\r\n\r\n")
+        await writer.drain()
+        raw = await asyncio.wait_for(reader.read(), 5)          # the bad request line closes the connection
+        writer.close()
+        return raw
+
+    with serving() as thread:
+        raw = asyncio.run(scenario(thread))
+    assert raw.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert raw.count(b"HTTP/1.1 200 OK\r\n") == 2 and b"HTTP/1.1 400 Bad Request\r\n" in raw
+    assert b"<!DOCTYPE html>" not in raw                          # HEAD: headers only
+    log = thread.server.log.entries
+    assert [(e["method"], e["status"], e["fixture"]) for e in log] == [
+        ("POST", 200, "tavily/search/gs-001.json"), ("HEAD", 200, "tavily/fetch/gs-003.json"), (None, 400, None)]

@@ -248,7 +248,8 @@ class ReplayServer:
             return _json_response(404, {"error": f"no provider at {path}: serving {', '.join(self.base_urls.values())}"})
         catalog = self.catalogs[provider]
         op = normalise_path(inner).lstrip("/")
-        key = request_key(provider, request.method, inner, query, request.body)
+        method = "GET" if request.method == "HEAD" else request.method    # HEAD: the GET's answer, headers only
+        key = request_key(provider, method, inner, query, request.body)
         entry.update(provider=provider, op=op, key=key, call=request.header(CALL_HEADER) or key)
         step_source = "header"
         step = (request.header(SCENARIO_HEADER) or "").strip() or None
