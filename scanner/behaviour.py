@@ -138,6 +138,17 @@ def _retry_after_seconds(req: _Req) -> float | None:
     return max(0.0, when.timestamp() - req.t1)
 
 
+def _failed_before(same_call: list[_Req], req: _Req) -> int:
+    """How many failed requests of the call came right before this one: its attempt number minus one, also
+    when calls are told apart only by their key and a later call repeats an earlier one's request."""
+    count = 0
+    for n in reversed([n for n in same_call if n.t0 < req.t0]):
+        if n.code is not None and n.code < 500 and n.code != 429:
+            break
+        count += 1
+    return count
+
+
 # --- the checks -----------------------------------------------------------------------------------------
 
 def check_retry_after(log, provider: str | None = None, *, jitter_min_ms: float = DEFAULT_JITTER_MIN_MS) -> CheckResult:
@@ -166,7 +177,7 @@ def check_retry_after(log, provider: str | None = None, *, jitter_min_ms: float 
             failed = True
             result.details.append(f"{retry.id} retried {r.id}'s 429 after {_ms(wait)}; retry-after was {_ms(ra)}")
             continue
-        attempt = sum(1 for n in same_call if n.t0 < retry.t0) + 1
+        attempt = 1 + _failed_before(same_call, retry)
         by_attempt.setdefault(attempt, []).append((retry.id, wait - (ra or 0.0)))
         result.details.append(f"{retry.id} (attempt {attempt}) retried {r.id}'s 429 after {_ms(wait)}"
                               + (f", retry-after {_ms(ra)}" if ra is not None else ", no retry-after"))

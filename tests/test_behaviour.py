@@ -276,3 +276,16 @@ def test_read_log_names_the_bad_line(tmp_path):
         read_log(path)
     path.write_text(json.dumps(entry(1, 200, 0, 1)) + "\n", encoding="utf-8")
     assert read_log(path)[0]["id"] == "req-000001"
+
+
+def test_jitter_is_judged_when_calls_are_told_apart_only_by_their_key():
+    # three calls of the same query without X-Centinela-Call: each a 429 then an answer
+    log = []
+    for k, extra in enumerate((0.010, 0.080, 0.045)):
+        t = k * 1.0
+        log += [entry(2 * k + 1, 429, t, t + 0.001, call="POST /search q", retry_after="0.05"),
+                entry(2 * k + 2, 200, t + 0.051 + extra, t + 0.2, call="POST /search q")]
+    result = check_retry_after(log)
+    assert (result.status, result.details[-1]) == ("pass", "jitter: 3 calls retried at attempt 2 spread over "
+                                                           "70.0 ms beyond retry-after")
+    assert result.details[0] == "req-000002 (attempt 2) retried req-000001's 429 after 60.0 ms, retry-after 50.0 ms"
