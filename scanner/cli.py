@@ -520,6 +520,35 @@ def units_command(file: Path, fmt: str, output: Path | None) -> None:
         emit("\n".join(lines), output)
 
 
+# --- serve: replay a provider's recorded exchanges on loopback -------------------------------------------
+
+@cli.command("serve")
+@click.argument("root", type=click.Path(path_type=Path))
+@click.option("--provider", "-p", help="Serve this provider at the root of the base URL (default: every provider "
+              "of the tree, each under /<provider>/).")
+@click.option("--port", type=int, default=0, show_default=True, help="TCP port; 0 picks a free one.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address to listen on (nothing else "
+              "is accepted).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="JSONL request log (default: centinela-out/serve.jsonl).")
+@click.option("--scenario", "scenarios", multiple=True, metavar="[PROVIDER:]OP:STEPS",
+              help="Schedule of recorded errors, e.g. 'search:429,429,ok' or 'search:5xx*' (repeatable).")
+@click.option("--retry-after", "retry_after", type=float, default=None, metavar="SECONDS",
+              help="Rewrite the retry-after header of served 429s to SECONDS (e.g. 0.05 in tests).")
+def serve_command(root, provider, port, host, log_path, scenarios, retry_after) -> None:
+    """Replay the recorded fixtures under ROOT over HTTP on loopback for adapter tests (429, 5xx, a connection
+    that never answers, partial answers); every request goes to a JSONL log."""
+    from scanner.serve.catalog import ServeError
+    from scanner.serve.command import DEFAULT_LOG, build_server, run
+
+    try:
+        server = build_server(root, provider, host=host, port=port, log_path=log_path or DEFAULT_LOG,
+                              scenarios=scenarios, retry_after=retry_after)
+        run(server)
+    except ServeError as exc:
+        raise RunError(str(exc)) from None
+
+
 def main(argv=None) -> None:
     """Entry point: every failure to run is exit 2 with one line on stderr, never a traceback."""
     from scanner import netlock

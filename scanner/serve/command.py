@@ -1,0 +1,56 @@
+"""`centinela serve`: load the catalogs, start the server, print the base URLs, run until SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+
+from scanner.serve.catalog import ServeError, load_catalog, tree_providers
+from scanner.serve.scenarios import Scenarios
+from scanner.serve.server import ReplayServer, RequestLog
+
+DEFAULT_LOG = Path("centinela-out") / "serve.jsonl"
+
+
+def build_server(root: Path, provider: str | None = None, *, host: str = "127.0.0.1", port: int = 0,
+                 log_path: Path | None = None, scenarios=(), retry_after: float | None = None) -> ReplayServer:
+    """A server for ROOT: one provider at the root of its base URL, or (no PROVIDER) every provider of the
+    tree under `/<provider>/`. Raises ServeError, naming the file, on anything that cannot be served."""
+    if not root.is_dir():
+        raise ServeError(f"{root}: no such fixture tree")
+    names = [provider] if provider else tree_providers(root)
+    if not names:
+        raise ServeError(f"{root}: no provider folder to serve")
+    if port < 0 or port > 65535:
+        raise ServeError(f"--port {port}: not a TCP port")
+    catalogs = {name: load_catalog(root, name) for name in names}
+    parsed = Scenarios.parse(scenarios)
+    server = ReplayServer(catalogs, prefixed=provider is None, scenarios=parsed, log=None,
+                          retry_after=retry_after, host=host, port=port)
+    server.log = RequestLog(log_path)   # opened last: a server that cannot start leaves no empty log behind
+    return server
+
+
+def run(server: ReplayServer, out=sys.stdout, err=sys.stderr) -> None:
+    async def main() -> None:
+        await server.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        for provider, url in server.base_urls.items():
+            print(f"{provider} {url}", file=out, flush=True)
+        answers = sum(len(c.answers) for c in server.catalogs.values())
+        print(f"centinela serve: {answers} recorded answers; scenarios: "
+              + ("; ".join(f"{p}: {', '.join(c.scenario_names())}" for p, c in server.catalogs.items()))
+              + (f"; log: {server.log.path}" if server.log.path else "")
+              + "; stop with Ctrl-C or SIGTERM", file=err, flush=True)
+        await stop.wait()
+        stats = server.stats()
+        await server.stop()
+        print(f"centinela serve: stopped after {stats['requests']} requests "
+              f"({stats['held']} still held open were closed)", file=err, flush=True)
+
+    asyncio.run(main())
