@@ -164,17 +164,24 @@ def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_
 @cli.command("verify-run")
 @click.argument("root", type=click.Path(path_type=Path))
 @click.option("--run", "run_dir", required=True, type=click.Path(path_type=Path), help="The run directory.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Request log of `centinela serve` (default: RUN_DIR/serve-log.jsonl when present): adds the "
+                   "behaviour checks (retry-after and jitter, breaker, timeout, partial, error classes).")
+@click.option("--breaker-threshold", type=click.IntRange(1), default=5, show_default=True,
+              help="Consecutive 5xx after which the adapter's circuit breaker must open.")
 @format_option()
 @output_option
-def verify_run_command(root: Path, run_dir: Path, fmt: str, output: Path | None) -> None:
-    """Cross-check a run's call records against the raw provider fixtures: partial honesty, costs, result lists,
-    statuses."""
+def verify_run_command(root: Path, run_dir: Path, log_path: Path | None, breaker_threshold: int, fmt: str,
+                       output: Path | None) -> None:
+    """Cross-check a run's call records against the raw provider fixtures (partial honesty, costs, result lists,
+    statuses) and, given the replay server's log, the adapter's behaviour."""
+    from scanner.behaviour import BehaviourError
     from scanner.score.inputs import ScoreInputError
     from scanner.score.verify_run import format_text, verify_run
 
     try:
-        result = verify_run(root, run_dir)
-    except ScoreInputError as exc:
+        result = verify_run(root, run_dir, log_path, breaker_threshold)
+    except (ScoreInputError, BehaviourError) as exc:
         raise RunError(str(exc)) from None
     emit(to_json(result) if fmt == "json" else format_text(result), output)
     sys.exit(EXIT_OK if result["ok"] else EXIT_FAIL)

@@ -289,3 +289,21 @@ def test_jitter_is_judged_when_calls_are_told_apart_only_by_their_key():
     assert (result.status, result.details[-1]) == ("pass", "jitter: 3 calls retried at attempt 2 spread over "
                                                            "70.0 ms beyond retry-after")
     assert result.details[0] == "req-000002 (attempt 2) retried req-000001's 429 after 60.0 ms, retry-after 50.0 ms"
+
+
+def test_verify_run_reads_the_server_log(loopback, tmp_path):
+    """verify-run --log adds the behaviour checks and fails the run when one fails."""
+    from scanner.score.verify_run import verify_run
+
+    log, _ = drive(NoWaitClient, RATE_LIMITED, three_searches, base_delay=0.2)
+    path = tmp_path / "serve-log.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in log))
+    example_run = EXAMPLE_TREE.parent / "example-run"
+    got = verify_run(EXAMPLE_TREE, example_run, path)
+    assert not got["ok"]
+    statuses = {c["name"]: c["status"] for c in got["behaviour"]["checks"]}
+    assert statuses["retry_after"] == "fail"
+    good, _ = drive(RefClient, RATE_LIMITED, three_searches, base_delay=0.2)
+    path.write_text("".join(json.dumps(e) + "\n" for e in good))
+    got = verify_run(EXAMPLE_TREE, example_run, path)
+    assert got["ok"], got["behaviour"]

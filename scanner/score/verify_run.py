@@ -12,6 +12,11 @@ the provider's folder for the call's operation and the record's case — and rea
   (to 1e-9 USD); where it reports credits, they are shown beside the recorded cost;
 - `status`: the call's `status` must be the outcome the raw response shows (a recorded 429 is `rate_limited`).
 
+Given the request log of `centinela serve` (`--log FILE`, or `RUN_DIR/serve-log.jsonl` when present), the
+behaviour checks of fixture classes 4–7 run too (`scanner.behaviour`): retries after a 429 honour
+`retry-after` with jitter, consecutive 5xx stop at the breaker's threshold, a timed-out call sends nothing
+more, partial answers are reported honestly, and served errors are classed as the spec asks.
+
 A check with nothing to look at is `n/a`. Exit 1 when any check fails.
 """
 
@@ -69,7 +74,10 @@ def _fixture_for(call, provider: str, case: str, entries: dict) -> tuple[str | N
     return None, f"{len(found)} recorded {call.op} responses for {case} ({', '.join(found)}); name one in the call's `fixture`"
 
 
-def verify_run(root: Path, run_dir: Path) -> dict:
+DEFAULT_LOG = "serve-log.jsonl"
+
+
+def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_threshold: int = 5) -> dict:
     from scanner.fixtures.tree import unsafe_reason
     from scanner.providers import AdapterError, read_fixture
 
@@ -121,8 +129,18 @@ def verify_run(root: Path, run_dir: Path) -> dict:
                 kept = [u for u in raw_order if u in set(ours)]
                 if not fabricated and [u for u in ours if u in raw_urls] != kept:
                     pc.notes.append({"record": where, "message": "results are in a different order than the provider's"})
-    return {"ok": all("fail" not in pc.checks.values() for pc in out.values()),
+    behaviour = []
+    if log_path is None and (run_dir / DEFAULT_LOG).is_file():
+        log_path = run_dir / DEFAULT_LOG
+    if log_path is not None:
+        from scanner.behaviour import behaviour_checks, read_log
+
+        records = [rec for p in sorted(ri.records) for _, rec in sorted(ri.records[p].items())]
+        behaviour = [r.to_json() for r in behaviour_checks(read_log(log_path), records, breaker_threshold)]
+    ok = all("fail" not in pc.checks.values() for pc in out.values()) and all(b["status"] != "fail" for b in behaviour)
+    return {"ok": ok,
             "providers": {p: pc.to_json() for p, pc in out.items()},
+            "behaviour": {"log": str(log_path) if log_path else None, "checks": behaviour},
             "problems": [p.to_json() for p in ti.problems + ri.problems]}
 
 
@@ -162,6 +180,9 @@ def format_text(result: dict) -> str:
         for f in d["findings"]:
             lines.append(f"  fail {f['check']}: {f.get('record')}" + (f" call {f['call']}" if f.get("call") else "")
                          + f": {f['message']}")
+    for b in result.get("behaviour", {}).get("checks", []):
+        lines.append(f"behaviour {b['provider']}: {b['name']} {b['status']}"
+                     + (f": {b['details'][0]}" if b["details"] and b["status"] == "fail" else ""))
     for pr in result["problems"]:
         lines.append(f"problem: {pr['path']}: {pr['message']}")
     lines.append("ok: the run agrees with its fixtures" if result["ok"] else "FAIL: the run disagrees with its fixtures")
