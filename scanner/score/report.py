@@ -58,6 +58,18 @@ def _capture_dates(ti: TreeInputs) -> dict[tuple[str, str], object]:
     return {k: v[1] for k, v in out.items()}
 
 
+def _hosts_for_review(evals: dict[str, CaseEval]) -> list[dict]:
+    """One entry per (case, host): a relevant host `expect.hosts` lacks, with the first URL that showed it."""
+    out = []
+    for e in evals.values():
+        seen = set()
+        for host, url in e.hosts_for_review:
+            if host not in seen:
+                seen.add(host)
+                out.append({"case": e.case, "host": host, "url": url})
+    return out
+
+
 def contradictory_status(record) -> tuple[str, list[str]]:
     ids = {c.id for c in record.claims}
     if not record.claims:
@@ -155,9 +167,7 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
             "disqualification_reasons": reasons,
             "promotion_blocked": gates["cost_divergence"] != "pass",
             "unjudged": {e.case: e.unjudged for e in pe.values() if e.unjudged},
-            "hosts_for_review": [{"case": e.case, "host": h, "url": u}
-                                 for e in pe.values() for h, u in e.hosts_for_review],
-            "pool_sizes": {e.case: e.pool_size for e in pe.values() if not e.forbidden},
+            "hosts_for_review": _hosts_for_review(pe),
             "contradictory": [dict(zip(("case", "status", "claim_ids"), (c, *contradictory_status(records[c]))))
                               for c in sorted(contra_cases) if c in records],
             "injection_documents": docs,
@@ -210,6 +220,18 @@ def cascade(report_run: dict, evals: dict[str, dict[str, CaseEval]]) -> dict:
 
 
 def write_report(report: dict, out: Path, evals: dict | None = None) -> list[Path]:
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()            # rendering builds many small strings and no cycles
+    try:
+        return _write_report(report, out, evals)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _write_report(report: dict, out: Path, evals: dict | None = None) -> list[Path]:
     from scanner.atomic import atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
