@@ -209,10 +209,17 @@ def test_envelope_bodies_are_classified_like_the_files(tmp_path):
                                      "response": {"status": 200, "headers": [["Content-Type", "text/html; charset=utf-8"]],
                                                   "body": html}})
     write_json(tmp_path / "search.json", {"request": {}, "response": {"status": 200, "headers": {}, "body": {"results": []}}})
+    write_json(tmp_path / "h.har", {"log": {"entries": [{"request": {"method": "GET", "url": "https://x.test/"},
+                                                         "response": {"status": 200, "headers": [],
+                                                                      "content": {"mimeType": "text/html", "text": html}}}]}})
+    write_json(tmp_path / "timeout.json", {"request": {"method": "GET", "url": "https://x.test/"}, "response": None,
+                                           "error": {"type": "timeout", "after_ms": 30000}})
+    assert classify_file(tmp_path / "h.har").kinds == ["js_shell"]
+    assert classify_file(tmp_path / "timeout.json").error == "no response was recorded"
     assert classify_file(tmp_path / "f-pdf.json").kinds == ["scanned"]
     assert classify_file(tmp_path / "f.json").kinds == ["js_shell"]
     other = classify_file(tmp_path / "search.json", "search.json")
-    assert (other.format, other.kinds, other.error) == (None, [], "not a recorded HTTP exchange with a response body")
+    assert (other.format, other.kinds, other.error) == (None, [], "response body is JSON, not HTML or PDF")
 
 
 def test_one_body_is_classified_once_per_classifier(tmp_path, monkeypatch):
@@ -350,3 +357,18 @@ def test_every_real_pdf_classifies_as_judged():
         pytest.skip("../shared/realdata/pdf is not present")
     got = {p.name: classify_file(p, p.name) for p in files}
     assert {name: (c.kinds, c.page_count) for name, c in got.items()} == REAL_PDF
+
+
+def test_warning_counts_captures_that_could_not_be_classified(tmp_path):
+    tree = build_tree(tmp_path / "tree")
+    pdf = tree / "_shared/pdf/informe.pdf"
+    pdf.write_bytes(b"%PDF-1.4\nbroken\n")
+    edit_manifest(tree, lambda f: f["_shared/pdf/informe.pdf"].update(sha256=sha(pdf), sha256_original=sha(pdf)))
+    report = verify_tree(tree, content=False, extra_checks=(capture_kinds_check,))
+    scanned = [w.message for w in report.warnings if w.path == "alpha" and "(scanned)" in w.message.split(";")[0]]
+    assert scanned == ["provider alpha's pdf captures (2 files, 2 of them could not be classified) include no scanned "
+                       "official bulletin (scanned); the spec's catalogue asks for: annual report over 100 pages "
+                       "(long_report); scanned official bulletin (scanned); two-column table PDF (multi_column_table)"]
+    assert report.captures["_shared/pdf/informe.pdf"]["error"].startswith("broken PDF")
+    # the factory's fetch envelope of class pdf records a JSON body
+    assert report.captures["alpha/fetch/gs-003-pdf.json"]["error"] == "response body is JSON, not HTML or PDF"
