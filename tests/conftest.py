@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from scanner import netlock
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+# ../shared beside the repo; a git worktree elsewhere points at it with CENTINELA_SHARED.
+SHARED = Path(os.environ.get("CENTINELA_SHARED") or REPO.parent / "shared")
 REALDATA = SHARED / "realdata"
 EXAMPLE_TREE = REPO / "fixtures" / "web-search"
 

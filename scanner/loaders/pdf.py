@@ -345,18 +345,40 @@ def _box(rect: Any) -> Rect:
         return (0.0, 0.0, 0.0, 0.0)
 
 
-def _read_page(page: PDFPage, number: int, rsrcmgr: PDFResourceManager, laparams: LAParams) -> PdfPage:
+@dataclass
+class PageLayout:
+    """One page as pdfminer lays it out, for code that needs more than the page text (fixture classification).
+
+    `layout` is pdfminer's LTPage; each of its LTChar carries `scan_attrs` = (render mode, fill, font size,
+    outside the crop box, alpha, covered by a later image), the attributes PdfRun keeps.
+    """
+
+    number: int
+    layout: LTPage
+    image_coverage: float       # as PdfPage.image_coverage
+    has_images: bool
+
+
+def layout_page(page: PDFPage, number: int, rsrcmgr: PDFResourceManager, laparams: LAParams) -> PageLayout:
+    """Interpret and lay out one page. With other LAParams than the loader's the text order may differ."""
     device = _Aggregator(rsrcmgr, laparams)
     _Interpreter(rsrcmgr, device).process_page(page)
-    pieces, attrs, chars = _walk_layout(device.get_result())
+    return PageLayout(number=number, layout=device.get_result(),
+                      image_coverage=_image_coverage(device.image_boxes, device.crop),
+                      has_images=bool(device.image_boxes))
+
+
+def _read_page(page: PDFPage, number: int, rsrcmgr: PDFResourceManager, laparams: LAParams) -> PdfPage:
+    laid = layout_page(page, number, rsrcmgr, laparams)
+    pieces, attrs, chars = _walk_layout(laid.layout)
     return PdfPage(
         number=number,
         text="".join(pieces),
         runs=_runs(pieces, attrs),
         mediabox=_box(page.mediabox),
         cropbox=_box(page.cropbox),
-        image_coverage=_image_coverage(device.image_boxes, device.crop),
-        has_images=bool(device.image_boxes),
+        image_coverage=laid.image_coverage,
+        has_images=laid.has_images,
         char_count=chars,
     )
 
@@ -396,7 +418,7 @@ def _reason(e: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def _quiet_pdfminer() -> Iterator[None]:
+def quiet_pdfminer() -> Iterator[None]:
     # pdfminer logs a warning for every oddity of a real-world file; only errors are worth seeing.
     logger = logging.getLogger("pdfminer")
     old = logger.level
@@ -409,7 +431,7 @@ def _quiet_pdfminer() -> Iterator[None]:
 
 def load_pdf(data: bytes, path: str) -> Document:
     """Load a PDF's page text and metadata. Raises only LoadError (codes unparsed, encrypted, format_tables_ocr)."""
-    with _quiet_pdfminer():
+    with quiet_pdfminer():
         try:
             return _load(data, path)
         except LoadError:
@@ -418,7 +440,10 @@ def load_pdf(data: bytes, path: str) -> Document:
             raise LoadError(path, f"broken PDF: {_reason(e)}", "unparsed") from e
 
 
-def _load(data: bytes, path: str) -> Document:
+def open_pdf(data: bytes, path: str) -> tuple[PDFDocument, list[PDFPage], list[str]]:
+    """The document, its pages (read from the page tree, not laid out) and the problems met on the way.
+
+    Raises LoadError (unparsed, encrypted) like load_pdf. Call it inside `quiet_pdfminer()`."""
     if not data:
         raise LoadError(path, "not a PDF (empty file)", "unparsed")
     if b"%PDF-" not in data[:1024]:
@@ -441,7 +466,11 @@ def _load(data: bytes, path: str) -> Document:
         problems.append(f"page tree: {_reason(e)} (kept the first {len(page_objs)} pages)")
     if not page_objs:
         raise LoadError(path, "broken PDF: no pages found", "unparsed")
+    return doc, page_objs, problems
 
+
+def _load(data: bytes, path: str) -> Document:
+    doc, page_objs, problems = open_pdf(data, path)
     rsrcmgr = PDFResourceManager(caching=True)
     laparams = LAParams()
     pages: list[PdfPage] = []
