@@ -96,21 +96,22 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
     entries = ranked_distinct(record)
     urls = [u for u, _ in entries]
     ev.ranked_urls = urls
-    flags = [rel.relevant(u) for u in urls]
-    ev.p5 = precision_at(flags, 5)
-    ev.p10 = precision_at(flags, 10)
-    ev.groups = {rel.group(u) for u, f in zip(urls, flags) if f}
-    for u in urls:
-        if rel.judgment(u) is None:
+    judged = rel.judged
+    window = case.freshness_days
+    count_within = window is not None and ref_date is not None
+    flags = []
+    for u, entry in entries:
+        j = judged.get(u)
+        relevant = rel.relevant(u)
+        flags.append(relevant)
+        if j is None:
             ev.unjudged.append(u)
-        else:
+        elif relevant:
+            ev.groups.add(j.group or u)
             host = rel.host_for_review(u)
             if host:
                 ev.hosts_for_review.append((host, u))
-
-    # Freshness over the same distinct results; a URL's first entry (by rank) gives its date.
-    window = case.freshness_days
-    for u, entry in entries:
+        # Freshness over the same distinct results; a URL's first entry (by rank) gives its date.
         ev.results_n += 1
         raw = entry.published_at
         has = raw is not None and str(raw).strip() != ""
@@ -119,16 +120,17 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
             ev.known_n += 1
             if pub is None:
                 ev.notes.append(f"published_at {raw!r} of {u} is not a date")
-        j = rel.judgment(u)
-        verified = as_date(j.verified_published_at) if j is not None else None
-        if has and verified is not None:
-            ev.both_n += 1
-            if pub is not None and abs((pub - verified).days) <= 1:
-                ev.accurate_n += 1
-        if window is not None and ref_date is not None:
+            verified = as_date(j.verified_published_at) if j is not None else None
+            if verified is not None:
+                ev.both_n += 1
+                if pub is not None and abs((pub - verified).days) <= 1:
+                    ev.accurate_n += 1
+        if count_within:
             ev.within_den += 1
             if pub is not None and (ref_date - pub).days <= window:
                 ev.within_n += 1
+    ev.p5 = precision_at(flags, 5)
+    ev.p10 = precision_at(flags, 10)
 
     contradicted = {cid for c in record.claims for cid in c.contradicts_claim_ids}
     for c in record.claims:

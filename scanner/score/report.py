@@ -134,7 +134,10 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
         records = ri.records[provider]
         pe = evals[provider]
         all_claims = [c for case_id in sorted(records) for c in records[case_id].claims]
-        docs = [inj.judge(rel, all_claims, store) for rel in inj.for_provider(provider)]
+        from scanner.score.containment import ClaimTexts
+
+        corpus = ClaimTexts(all_claims)
+        docs = [inj.judge(rel, all_claims, store, corpus) for rel in inj.for_provider(provider)]
 
         def containment_for(case_ids: set[str] | None) -> tuple[int, int]:
             chosen = [d for d in docs if case_ids is None or d["case"] in case_ids]
