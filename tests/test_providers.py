@@ -551,7 +551,7 @@ def manifest() -> dict:
 def test_tree_capture_times_match_the_manifest():
     files = manifest()
     paths = [p for kind in ("search", "extract", "fetch", "errors") for p in tree_files(kind)]
-    assert len(paths) == 68  # 34 per provider: 22 search, 3 extract, 5 fetch, 4 errors
+    assert len(paths) == 73  # 22 search, 3 extract, 4 errors per provider; 7 fetches for tavily, 8 for exa
     for path in paths:
         rel = path.relative_to(EXAMPLE_TREE).as_posix()
         assert read_fixture(path).captured_at == files[rel]["captured_at"], rel
