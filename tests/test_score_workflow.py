@@ -201,3 +201,18 @@ def test_check_with_run(tmp_path, capsys):
     assert rc == 1            # the example tree is synthetic: manifest verify fails, as documented
     for name in ("report.json", "verify-run.json", "check.json"):
         assert (tmp_path / name).is_file()
+
+
+def test_shared_company_words_do_not_make_a_reprint():
+    from scanner.score.pool import word_weights
+
+    docs = [("Aceros del Bajío en LinkedIn: ampliación de la planta Celaya", ""),
+            ("Planta Celaya | Aceros del Bajío", ""),
+            ("Aceros del Bajío invertirá 120 millones de dólares para ampliar su planta en Celaya", ""),
+            ("Aceros del Bajío invertirá 120 mdd para ampliar su planta en Celaya", ""),
+            ("Aceros del Bajío amplía capacidad de su planta en Celaya", ""),
+            ("Contacto | Aceros del Bajío", "")]
+    w = word_weights(docs)
+    assert near_duplicate(*docs[0], *docs[1]) is not None          # unweighted, the company name decides
+    assert near_duplicate(*docs[0], *docs[1], w) is None            # weighted, it does not
+    assert near_duplicate(*docs[2], *docs[3], w) is not None        # the wire story and its reprint

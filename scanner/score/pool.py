@@ -2,8 +2,10 @@
 
 `build_pool(root, run_dir)` lists, per case, the URLs any provider of the run returned that
 `golden/judgments.yaml` does not judge, grouped by suggested origin group: reprints of one wire story are one
-group, recognised by near-duplicate titles or text (word-set Jaccard ≥ 0.5 on titles of at least three
-content words, or ≥ 0.5 on the first 60 words of their text). An unjudged URL that duplicates a judged one is
+group, recognised by near-duplicate titles or text: a Jaccard similarity ≥ 0.5 of their content-word sets
+(titles of at least three words, or the first 60 words of text), each word weighted by its inverse document
+frequency among the case's documents — every result of a case repeats the company's name and place, which
+say nothing about which story a document tells. An unjudged URL that duplicates a judged one is
 suggested into the judged group. Titles and text come from the run's results (`title`, `snippet`, extra
 fields) and from the provider's recorded responses for the case, read by the provider adapters.
 
@@ -16,6 +18,7 @@ Relevant hosts missing from a case's `expect.hosts` are listed for review, never
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -55,18 +58,38 @@ def _words(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z0-9]+", folded) if w not in _STOP and len(w) > 1]
 
 
-def _jaccard(a: set, b: set) -> float:
-    return len(a & b) / len(a | b) if a and b else 0.0
+def _jaccard(a: set, b: set, weights: dict[str, float] | None = None) -> float:
+    if not a or not b:
+        return 0.0
+    if weights is None:
+        return len(a & b) / len(a | b)
+    union = sum(weights.get(w, 1.0) for w in a | b)
+    return sum(weights.get(w, 1.0) for w in a & b) / union if union else 0.0
 
 
-def near_duplicate(a_title: str, a_text: str, b_title: str, b_text: str) -> str | None:
-    """Why two documents look like one origin (a reprint), or None."""
+def word_weights(documents: list[tuple[str, str]]) -> dict[str, float]:
+    """Inverse document frequency of the words of one case's titles and texts: the company's name, which every
+    result of a case repeats, says nothing about which story a document tells."""
+    n = len(documents)
+    df: dict[str, int] = {}
+    for title, text in documents:
+        for w in set(_words(title)) | set(_words(text)[:60]):
+            df[w] = df.get(w, 0) + 1
+    return {w: math.log(1 + n / c) for w, c in df.items()}
+
+
+def near_duplicate(a_title: str, a_text: str, b_title: str, b_text: str,
+                   weights: dict[str, float] | None = None) -> str | None:
+    """Why two documents look like one origin (a reprint), or None. Words count by `weights` (IDF within the
+    case) when given."""
     ta, tb = set(_words(a_title)), set(_words(b_title))
-    if len(ta) >= 3 and len(tb) >= 3 and _jaccard(ta, tb) >= DUP_JACCARD:
-        return f"titles share {_jaccard(ta, tb):.2f} of their words"
+    sim = _jaccard(ta, tb, weights)
+    if len(ta) >= 3 and len(tb) >= 3 and sim >= DUP_JACCARD:
+        return f"titles share {sim:.2f} of their (weighted) words"
     xa, xb = set(_words(a_text)[:60]), set(_words(b_text)[:60])
-    if len(xa) >= 8 and len(xb) >= 8 and _jaccard(xa, xb) >= DUP_JACCARD:
-        return f"texts share {_jaccard(xa, xb):.2f} of their first words"
+    sim = _jaccard(xa, xb, weights)
+    if len(xa) >= 8 and len(xb) >= 8 and sim >= DUP_JACCARD:
+        return f"texts share {sim:.2f} of their (weighted) first words"
     return None
 
 
@@ -159,6 +182,7 @@ def build_pool(root: Path, run_dir: Path) -> tuple[list[CasePool], list[str]]:
 
 
 def _suggest_groups(cands: list[Candidate], judged: dict[str, Judgment], seen: dict[str, tuple[str, str]]) -> None:
+    weights = word_weights([(c.title, c.text) for c in cands] + list(seen.values()))
     parent = list(range(len(cands)))
 
     def find(i):
@@ -170,7 +194,7 @@ def _suggest_groups(cands: list[Candidate], judged: dict[str, Judgment], seen: d
     reasons: dict[int, str] = {}
     for i in range(len(cands)):
         for j in range(i + 1, len(cands)):
-            why = near_duplicate(cands[i].title, cands[i].text, cands[j].title, cands[j].text)
+            why = near_duplicate(cands[i].title, cands[i].text, cands[j].title, cands[j].text, weights)
             if why:
                 parent[find(j)] = find(i)
                 reasons.setdefault(j, f"near-duplicate of {cands[i].url}: {why}")
@@ -179,7 +203,7 @@ def _suggest_groups(cands: list[Candidate], judged: dict[str, Judgment], seen: d
     joined: dict[int, tuple[str, str]] = {}
     for i, c in enumerate(cands):
         for url, (title, text) in sorted(seen.items()):
-            why = near_duplicate(c.title, c.text, title, text)
+            why = near_duplicate(c.title, c.text, title, text, weights)
             if why and judged[url].group:
                 joined.setdefault(find(i), (judged[url].group, f"near-duplicate of judged {url}: {why}"))
                 break
