@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from scanner import netlock
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+# ../shared beside the repo; CENTINELA_SHARED points elsewhere (a git worktree one level deeper, say).
+SHARED = Path(os.environ.get("CENTINELA_SHARED") or REPO.parent / "shared")
 REALDATA = SHARED / "realdata"
 EXAMPLE_TREE = REPO / "fixtures" / "web-search"
 
