@@ -16,6 +16,7 @@ exactly what one gives.
 
 from __future__ import annotations
 
+import faulthandler
 import multiprocessing
 import os
 import signal
@@ -64,6 +65,7 @@ def _limit_memory(extra: int | None) -> None:
 
 def _worker(conn: Connection, func: Callable[[Any], Any], memory_bytes: int | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent handles Ctrl-C and ends its workers
+    faulthandler.disable()                            # a crash is one line in the report, not a dump on stderr
     _limit_memory(memory_bytes)
     while True:
         try:
