@@ -15,6 +15,7 @@ import click
 
 from scanner import TOOL_NAME, __version__
 from scanner.atomic import atomic_write_text
+from scanner.budget import DEFAULT_MAX_FILE_MB, DEFAULT_MAX_FILE_SECONDS, DEFAULT_MAX_MEMORY_MB
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -214,7 +215,8 @@ def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_
     files = SourceFiles(repo_root, result.roots)
     report = apply_suppressions(result.findings, path_of=files.path_of, text_of=files.text_of,
                                 allowlist=allowlist, baseline=baseline, key=key,
-                                scanned=list(result.roots), active_rules=active)
+                                scanned=[d["path"] for d in result.documents if "error" not in d],  # read ones only
+                                active_rules=active)
     for w in report.warnings:
         click.echo(str(w), err=True)
     result.suppression = report
@@ -303,14 +305,28 @@ def _rule_dirs(rules: tuple[Path, ...]) -> tuple[tuple[Path, ...] | None, tuple[
               help="Write the current findings (fingerprint, rule, path only; never the datum) as a baseline.")
 @click.option("--include-suppressed", is_flag=True,
               help="Also output suppressed findings (JSON: with a 'suppressed' field; SARIF: with suppressions).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Scan files in N worker processes; the output is the same, in the same order, as with 1.")
+@click.option("--max-file-seconds", type=click.FloatRange(min=0), default=DEFAULT_MAX_FILE_SECONDS,
+              show_default=True, help="Wall time one file may take; past it the file is an error (timeout). 0: no limit.")
+@click.option("--max-file-mb", type=click.FloatRange(min=0), default=DEFAULT_MAX_FILE_MB, show_default=True,
+              help="Larger files are not read: an error (too_large). 0: no limit.")
+@click.option("--max-memory-mb", type=click.FloatRange(min=0), default=DEFAULT_MAX_MEMORY_MB, show_default=True,
+              help="Memory one file may take on top of the loaded scanner; past it the file is an error (memory). 0: no limit.")
 def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_classes, no_progress, color,
-                 allowlist_path, baseline_path, write_baseline_path, include_suppressed) -> None:
-    """Scan files and folders for hidden prompt injection, secrets and personal data."""
+                 allowlist_path, baseline_path, write_baseline_path, include_suppressed, jobs, max_file_seconds,
+                 max_file_mb, max_memory_mb) -> None:
+    """Scan files and folders for hidden prompt injection, secrets and personal data.
+
+    Each file runs within its budgets (time, size, memory) in worker processes, so no single file can stall
+    a CI job; a file over a budget is reported as an error and the scan goes on."""
+    from scanner.budget import Budget
     from scanner.rulepack import RuleError
     from scanner.scan import Scanner, format_text
 
     kind_list = _kinds(kinds)
-    missing = [p for p in paths if not p.exists()]
+    budget = Budget(max_file_seconds, max_file_mb, max_memory_mb)
+    missing = [p for p in paths if not os.path.lexists(p)]   # a dangling or looping symlink is a per-file error
     if missing:
         raise RunError(f"{missing[0]}: no such file or directory")
     try:
@@ -318,7 +334,7 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
         scanner = Scanner(kind_list, injection_dirs, secret_rule_dirs=secret_dirs)
     except RuleError as exc:  # the injection and secret packs both validate to RuleError: one line, exit 2
         raise RunError(str(exc)) from None
-    result = scanner.scan(list(paths), progress=None if no_progress else _progress_bar())
+    result = scanner.scan(list(paths), progress=None if no_progress else _progress_bar(), jobs=jobs, budget=budget)
     if allow_classes:
         _drop_expected_injections(result, set(allow_classes))
     repo_root = _repo_root()

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scanner import TOOL_NAME, __version__
+from scanner.budget import Budget
 from scanner.findings import SEVERITY_ORDER, Finding
-from scanner.loaders import HTML_EXT, SCANNABLE_EXT, iter_files, load_path
+from scanner.loaders import HTML_EXT, SCANNABLE_EXT, check_file, iter_files, load_path
 from scanner.units import Document, LoadError
 
 ALL_KINDS = ("injection", "secret", "pii")
@@ -145,36 +146,101 @@ class Scanner:
         findings.sort(key=Finding.sort_key)
         return findings
 
-    def scan(self, paths: list[Path], progress=None) -> ScanResult:
-        """Scan files and folders; `progress(targets)` may wrap the list of files (a progress bar)."""
+    def scan_target(self, target: "Target", budget: Budget | None = None) -> "Outcome":
+        """Load and scan one file: its document entry, its error entries and its findings. A file that cannot
+        be read or loaded is an error entry, never an exception."""
+        entry = {"path": target.display, "injection_vectors": [], "pii_entities": [], "secret_entities": []}
+        out = Outcome(entry)
+        try:
+            size = check_file(target.path, target.display, budget.max_file_bytes if budget else None)
+            if size == 0:
+                raise LoadError(target.display, "empty file: nothing to scan", code="empty")
+            if self.skip_clean_html(target):
+                return out
+            doc = load_path(target.path, target.display, budget.max_file_bytes if budget else None)
+        except LoadError as exc:
+            out.fail(exc.code, exc.message)
+            return out
+        doc.meta["abs_path"] = os.path.abspath(target.path)
+        if doc.problems:
+            entry["problems"] = list(doc.problems)
+        for body_error in doc.meta.get("body_errors", []):
+            where = f"{target.display}#{body_error['container']}"
+            out.errors.append({"path": where, "code": body_error["code"], "message": body_error["message"]})
+            entry.setdefault("errors", []).append(body_error)
+        findings = self.scan_document(doc)
+        out.findings = findings
+        entry["injection_vectors"] = sorted({f.vector for f in findings if f.kind == "injection" and f.vector})
+        entry["pii_entities"] = sorted({f.entity for f in findings if f.kind == "pii" and f.entity})
+        entry["secret_entities"] = sorted({f.entity for f in findings if f.kind == "secret" and f.entity})
+        return out
+
+    def scan(self, paths: list[Path], progress=None, jobs: int = 1, budget: Budget | None = None) -> ScanResult:
+        """Scan files and folders; `progress(targets)` may wrap the list of files (a progress bar).
+
+        With a `budget` whose time or memory limit is set, or with `jobs` > 1, files are scanned in forked
+        worker processes (`scanner.pool`) that enforce it; the result is the same, in the same order, as a
+        scan in this process."""
         result = ScanResult()
         targets = collect_targets(paths)
+        outcomes = self._outcomes(targets, jobs, budget)
         for target in (progress(targets) if progress is not None else targets):
+            outcome = outcomes(target)
             result.files_scanned += 1
             result.roots[target.display] = target.base
-            entry = {"path": target.display, "injection_vectors": [], "pii_entities": [], "secret_entities": []}
-            if self.skip_clean_html(target):
-                result.documents.append(entry)
-                continue
-            try:
-                doc = load_path(target.path, target.display)
-            except LoadError as exc:
-                result.errors.append({"path": target.display, "code": exc.code, "message": exc.message})
-                entry["error"] = {"code": exc.code, "message": exc.message}
-                result.documents.append(entry)
-                continue
-            doc.meta["abs_path"] = os.path.abspath(target.path)
-            for body_error in doc.meta.get("body_errors", []):
-                where = f"{target.display}#{body_error['container']}"
-                result.errors.append({"path": where, "code": body_error["code"], "message": body_error["message"]})
-                entry.setdefault("errors", []).append(body_error)
-            findings = self.scan_document(doc)
-            result.findings.extend(findings)
-            entry["injection_vectors"] = sorted({f.vector for f in findings if f.kind == "injection" and f.vector})
-            entry["pii_entities"] = sorted({f.entity for f in findings if f.kind == "pii" and f.entity})
-            entry["secret_entities"] = sorted({f.entity for f in findings if f.kind == "secret" and f.entity})
-            result.documents.append(entry)
+            result.errors.extend(outcome.errors)
+            result.findings.extend(outcome.findings)
+            result.documents.append(outcome.entry)
         return result
+
+    def _outcomes(self, targets: list["Target"], jobs: int, budget: Budget | None):
+        """A function from a target to its Outcome: computed on demand here, or collected from workers."""
+        from scanner import pool
+
+        if not ((jobs > 1 or (budget is not None and budget.needs_workers)) and pool.fork_available()):
+            return lambda target: self.scan_target(target, budget)
+        seconds = budget.max_file_seconds if budget is not None else None
+        memory = budget.max_memory_bytes if budget is not None else None
+        index_of = {id(t): i for i, t in enumerate(targets)}
+        done: dict[int, Outcome] = {}
+        stream = pool.run(lambda t: self.scan_target(t, budget), targets, jobs=jobs, seconds=seconds or None,
+                          memory_bytes=memory)
+
+        def outcome(target: "Target") -> Outcome:
+            i = index_of[id(target)]
+            while i not in done:
+                index, result = next(stream)
+                if isinstance(result, pool.Failure):
+                    result = Outcome.failed(targets[index].display, result, budget)
+                done[index] = result
+            return done.pop(i)
+        return outcome
+
+
+@dataclass
+class Outcome:
+    """What scanning one file gives: its `documents` entry, its `errors` entries, its findings."""
+
+    entry: dict
+    errors: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def fail(self, code: str, message: str) -> None:
+        self.errors.append({"path": self.entry["path"], "code": code, "message": message})
+        self.entry["error"] = {"code": code, "message": message}
+
+    @classmethod
+    def failed(cls, display: str, failure, budget: Budget | None) -> "Outcome":
+        from scanner.budget import memory_message, timeout_message
+
+        out = cls({"path": display, "injection_vectors": [], "pii_entities": [], "secret_entities": []})
+        if failure.code == "timeout":
+            out.fail("timeout", timeout_message(budget.max_file_seconds))
+        elif failure.code == "memory" and budget is not None and budget.max_memory_mb:
+            out.fail("memory", memory_message(budget.max_memory_mb) + (f" ({failure.detail})" if failure.detail else ""))
+        else:
+            out.fail(failure.code, f"could not be scanned: {failure.detail or failure.code}")
+        return out
 
 
 _COLORS = {"error": "red", "warning": "yellow", "note": "cyan"}

@@ -249,12 +249,13 @@ class SourceFiles:
 
 
 def _document_text(path: Path, display: str) -> Optional[str]:
-    from scanner.loaders import load_bytes, sniff_kind
+    from scanner.loaders import check_file, load_bytes, sniff_kind
     from scanner.units import LoadError
 
     try:
+        check_file(path, display)          # never open a FIFO or a device: reading it would wait forever
         data = path.read_bytes()
-    except OSError:
+    except (OSError, LoadError):
         return None
     kind = sniff_kind(display, data)
     if kind in ("pdf", "binary"):

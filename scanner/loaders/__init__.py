@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from scanner.units import Document, LoadError
@@ -56,24 +57,46 @@ def load_bytes(data: bytes, path: str) -> Document:
     except RecursionError:
         raise LoadError(path, f"{kind} nested too deeply to load") from None
     except MemoryError:
-        raise LoadError(path, f"{kind} too large to load in memory") from None
+        raise LoadError(path, f"{kind} too large to load in the memory allowed (--max-memory-mb)", code="memory") from None
     except Exception as exc:  # a loader bug must not stop a scan of other files; fail closed on this one
         raise LoadError(path, f"could not load {kind}: {type(exc).__name__}: {exc}") from None
 
 
-def load_path(path: Path, display: str | None = None) -> Document:
-    display = display or str(path)
+def check_file(path: Path, display: str, max_bytes: int | None = None) -> int:
+    """The size of a regular file that may be read; LoadError for anything else, before a byte is read: gone
+    (`missing`), a directory, FIFO, device or socket (`not_a_file`: reading a FIFO would wait forever), a
+    symlink loop or no permission (`unreadable`), over `max_bytes` (`too_large`)."""
     try:
-        if path.is_dir():
-            raise LoadError(display, "is a directory")
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except LoadError:
-        raise
+        st = os.stat(path)
     except FileNotFoundError:
-        raise LoadError(display, "file not found", code="missing") from None
+        raise LoadError(display, "file not found (deleted or a dangling symlink)", code="missing") from None
     except OSError as exc:
         raise LoadError(display, f"cannot read: {exc.strerror or exc}", code="unreadable") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise LoadError(display, "is a directory", code="not_a_file")
+    if not stat.S_ISREG(st.st_mode):
+        raise LoadError(display, "not a regular file (FIFO, device or socket): not read", code="not_a_file")
+    if max_bytes is not None and st.st_size > max_bytes:
+        from scanner.budget import too_large_message
+
+        raise LoadError(display, too_large_message(st.st_size, max_bytes / (1024 * 1024)), code="too_large")
+    return st.st_size
+
+
+def load_path(path: Path, display: str | None = None, max_bytes: int | None = None) -> Document:
+    display = display or str(path)
+    check_file(path, display, max_bytes)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise LoadError(display, "file not found (deleted or a dangling symlink)", code="missing") from None
+    except OSError as exc:
+        raise LoadError(display, f"cannot read: {exc.strerror or exc}", code="unreadable") from None
+    if max_bytes is not None and len(data) > max_bytes:   # it grew after the check
+        from scanner.budget import too_large_message
+
+        raise LoadError(display, too_large_message(len(data), max_bytes / (1024 * 1024)), code="too_large")
     return load_bytes(data, display)
 
 

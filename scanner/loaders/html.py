@@ -38,6 +38,10 @@ _CLOSES_P = frozenset({
     "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main", "menu", "nav", "ol", "p",
     "pre", "section", "table", "ul",
 })
+# Like Chromium's parser (512), the tree is capped in depth: start tags deeper than this become children of
+# the deepest open element, so hostile nesting (100,000 <div>s) costs linear time. Real pages here reach 32.
+MAX_OPEN_ELEMENTS = 512
+
 _SIBLING_CLOSERS = {
     "li": ("li",), "dt": ("dt", "dd"), "dd": ("dt", "dd"), "tr": ("tr", "td", "th"), "td": ("td", "th"),
     "th": ("td", "th"), "option": ("option",), "thead": ("tbody", "tfoot"), "tbody": ("thead", "tbody"),
@@ -121,8 +125,15 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
     units = doc.units
     elements: list[Element] = []
     stack: list[Element] = []
+    open_tags: dict[str, int] = {}      # tag -> how many of the stack's elements have it (skips hopeless scans)
     style_blocks: list[str] = []
     ld_blocks = 0
+    too_deep = False
+
+    def close_from(i: int) -> None:
+        for el in stack[i:]:
+            open_tags[el.tag] -= 1
+        del stack[i:]
 
     def emit(raw_start: int, raw_end: int, channel: Channel, element, locator: str = "", decode: bool = True,
              attrs=None, decoded=None):
@@ -168,7 +179,9 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
         elif kind == "start":
             tag = tok.tag
             if tag in _CLOSES_P or tag in _SIBLING_CLOSERS:
-                _implied_close(stack, tag)
+                at = _implied_close(stack, tag, open_tags)
+                if at is not None:
+                    close_from(at)
             el = open_element(tok)
             for a in tok.attrs:
                 if a.value is None:
@@ -179,7 +192,13 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
                 elif name in LINK_ATTRIBUTES:
                     emit(a.value_start, a.value_end, Channel.LINK, el, locator=f"{tag}@{name}")
             if tag not in VOID and not (tok.self_closing and el.context == "svg"):
-                stack.append(el)
+                if len(stack) < MAX_OPEN_ELEMENTS:
+                    stack.append(el)
+                    open_tags[tag] = open_tags.get(tag, 0) + 1
+                elif not too_deep:
+                    too_deep = True
+                    doc.problems.append(f"markup nested deeper than {MAX_OPEN_ELEMENTS} elements: deeper elements "
+                                        "are kept as children of the deepest one (browsers cap the tree too)")
         elif kind == "rawtext":
             el = stack[-1] if stack and stack[-1].tag == tok.tag else None
             if tok.tag == "script":
@@ -203,10 +222,11 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
                 emit(tok.data_start, tok.data_end, Channel.NOSCRIPT, el, locator=tok.tag, decode=False)
         elif kind == "end":
             tag = tok.tag
-            for i in range(len(stack) - 1, -1, -1):
-                if stack[i].tag == tag:
-                    del stack[i:]
-                    break
+            if open_tags.get(tag):
+                for i in range(len(stack) - 1, -1, -1):
+                    if stack[i].tag == tag:
+                        close_from(i)
+                        break
         elif kind == "comment":
             parent = stack[-1] if stack else None
             emit(tok.data_start, tok.data_end, Channel.COMMENT, parent, locator="comment", decode=False)
@@ -216,18 +236,21 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
     doc.elements.extend(elements)
 
 
-def _implied_close(stack: list[Element], tag: str) -> None:
+def _implied_close(stack: list[Element], tag: str, open_tags: dict[str, int]) -> int | None:
+    """Where a start tag `tag` implicitly closes the stack (index of the first element to close), or None."""
     closers = _SIBLING_CLOSERS.get(tag, ())
     if tag in _CLOSES_P:
         closers = closers + ("p",)
+    if not any(open_tags.get(c) for c in closers):
+        return None
     # Only close within the nearest container: an <li> inside a nested <ul> does not close the outer one.
     for i in range(len(stack) - 1, -1, -1):
         t = stack[i].tag
         if t in closers:
-            del stack[i:]
-            return
+            return i
         if t in ("ul", "ol", "table", "dl", "select", "div", "body", "td", "th", "section", "article") and t != tag:
-            return
+            return None
+    return None
 
 
 def _emit_json_ld(text: str, start: int, end: int, el, block: int, emit) -> None:

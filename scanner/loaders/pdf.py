@@ -26,11 +26,14 @@ import io
 import itertools
 import logging
 import types
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
 import pdfminer.layout
+import pdfminer.pdftypes
 from pdfminer.converter import PDFPageAggregator
+from pdfminer.lzw import LZWDecoder
 from pdfminer.layout import LAParams, LTChar, LTContainer, LTPage, LTText, LTTextBox
 from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFPasswordIncorrect
 from pdfminer.pdfinterp import PDFGraphicState, PDFPageInterpreter, PDFResourceManager
@@ -47,6 +50,10 @@ Rect = tuple[float, float, float, float]
 Fill = Optional[tuple[float, ...]]
 
 INFO_KEYS = ("Author", "Title", "Subject", "Keywords", "Creator", "Producer")
+
+# A content, font or xref stream decoded past this is a decompression bomb (a few KB of nested FlateDecode can
+# unpack to gigabytes); no real page stream comes near it. The scan's --max-memory-mb caps everything else.
+MAX_STREAM_BYTES = 256 * 1024 * 1024
 
 # Exact union of image rectangles costs O(n² log n); past this many images per page we use the largest one.
 _MAX_IMAGES_FOR_UNION = 300
@@ -429,13 +436,79 @@ def quiet_pdfminer() -> Iterator[None]:
         logger.setLevel(old)
 
 
+class StreamTooLarge(Exception):
+    """A PDF stream decodes to more than MAX_STREAM_BYTES."""
+
+
+class _BoundedZlib:
+    """What pdfminer's stream decoder sees as `zlib`: `decompress` stops at MAX_STREAM_BYTES; otherwise
+    the same results and errors as zlib.decompress (trailing bytes after the stream are ignored, a truncated
+    stream is an error)."""
+
+    error = zlib.error
+    decompressobj = staticmethod(zlib.decompressobj)
+
+    @staticmethod
+    def decompress(data: bytes) -> bytes:
+        d = zlib.decompressobj()
+        out = d.decompress(data, MAX_STREAM_BYTES + 1)
+        if len(out) > MAX_STREAM_BYTES:
+            raise StreamTooLarge()
+        if not d.eof:
+            raise zlib.error("Error -5 while decompressing data: incomplete or truncated stream")
+        return out
+
+
+def _bounded_corrupted(data: bytes) -> bytes:
+    """pdfminer's decompress_corrupted (a stream whose checksum is broken: keep what decodes), in linear
+    time (pdfminer's concatenates bytes in a loop) and bounded."""
+    d = zlib.decompressobj()
+    out = bytearray()
+    i = 0
+    try:
+        for i in range(len(data)):
+            out += d.decompress(data[i:i + 1])
+            if len(out) > MAX_STREAM_BYTES:
+                raise StreamTooLarge()
+    except zlib.error:
+        if i < len(data) - 3:        # not yet in the checksum: pdfminer lets it propagate too
+            raise
+    return bytes(out)
+
+
+def _bounded_lzw(data: bytes) -> bytes:
+    out = bytearray()
+    for chunk in LZWDecoder(io.BytesIO(data)).run():
+        out += chunk
+        if len(out) > MAX_STREAM_BYTES:
+            raise StreamTooLarge()
+    return bytes(out)
+
+
+@contextlib.contextmanager
+def _bounded_streams() -> Iterator[None]:
+    # pdfminer decodes a whole stream with zlib.decompress: swap in bounded decoders while we load, and put
+    # pdfminer back as it was for anyone else.
+    module = pdfminer.pdftypes
+    saved = (module.zlib, module.decompress_corrupted, module.lzwdecode)
+    module.zlib, module.decompress_corrupted, module.lzwdecode = _BoundedZlib, _bounded_corrupted, _bounded_lzw
+    try:
+        yield
+    finally:
+        module.zlib, module.decompress_corrupted, module.lzwdecode = saved
+
+
 def load_pdf(data: bytes, path: str) -> Document:
-    """Load a PDF's page text and metadata. Raises only LoadError (codes unparsed, encrypted, format_tables_ocr)."""
-    with quiet_pdfminer():
+    """Load a PDF's page text and metadata. Raises only LoadError (codes unparsed, encrypted,
+    format_tables_ocr, too_large)."""
+    with quiet_pdfminer(), _bounded_streams():
         try:
             return _load(data, path)
         except LoadError:
             raise
+        except StreamTooLarge:
+            raise LoadError(path, f"a stream decompresses to more than {MAX_STREAM_BYTES // (1024 * 1024)} MB "
+                                  "(a decompression bomb?): not loaded", "too_large") from None
         except Exception as e:  # pdfminer fails on broken files with all kinds of built-in exceptions
             raise LoadError(path, f"broken PDF: {_reason(e)}", "unparsed") from e
 
@@ -460,6 +533,8 @@ def open_pdf(data: bytes, path: str) -> tuple[PDFDocument, list[PDFPage], list[s
     try:
         for page in PDFPage.create_pages(doc):
             page_objs.append(page)
+    except StreamTooLarge:
+        raise
     except Exception as e:
         if not page_objs:
             raise LoadError(path, f"broken PDF: page tree unreadable ({_reason(e)})", "unparsed") from e
@@ -478,6 +553,8 @@ def _load(data: bytes, path: str) -> Document:
     for number, page in enumerate(page_objs, start=1):
         try:
             pages.append(_read_page(page, number, rsrcmgr, laparams))
+        except StreamTooLarge:
+            raise
         except Exception as e:
             failed += 1
             problems.append(f"page {number}: {_reason(e)}")

@@ -1,0 +1,132 @@
+"""Per-file budgets are enforced for real: a file that hangs is killed at its time limit, one that allocates
+past its memory limit fails inside its worker, one whose worker dies is reported; the other files are scanned
+and the scan ends. The worker is a fork, so a test can make one file misbehave by patching the loader."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import scanner.scan as scan_module
+from scanner.budget import Budget
+from scanner.scan import Scanner
+
+PAGE = "<html><body><p>Contacto: juan.perez.lopez@gmail.com</p></body></html>"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    for name in ("a.html", "slow.html", "fat.html", "dies.html", "z.html"):
+        (tmp_path / name).write_text(PAGE)
+    return tmp_path
+
+
+@pytest.fixture
+def misbehaving(monkeypatch):
+    real = scan_module.load_path
+
+    def load(path, display=None, max_bytes=None):
+        name = os.path.basename(str(path))
+        if name == "slow.html":
+            time.sleep(3600)
+        if name == "fat.html":
+            hog = bytearray(3 << 30)          # 3 GB, over any budget below
+            hog[-1] = 1
+        if name == "dies.html":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return real(path, display, max_bytes)
+
+    monkeypatch.setattr(scan_module, "load_path", load)
+
+
+def errors_of(result):
+    return {e["path"]: (e["code"], e["message"]) for e in result.errors}
+
+
+def test_time_memory_and_crash_are_per_file_errors(tree, misbehaving):
+    started = time.monotonic()
+    result = Scanner(("secret", "pii")).scan([tree], budget=Budget(max_file_seconds=2, max_memory_mb=256))
+    elapsed = time.monotonic() - started
+    assert errors_of(result) == {
+        "slow.html": ("timeout", "took longer than 2 s (--max-file-seconds): not scanned"),
+        "fat.html": ("memory", "needed more than 256 MB of memory (--max-memory-mb): not scanned"),
+        "dies.html": ("crashed", "could not be scanned: worker died (SIGSEGV)"),
+    }
+    assert [d["path"] for d in result.documents] == ["a.html", "dies.html", "fat.html", "slow.html", "z.html"]
+    assert {f.path for f in result.findings} == {"a.html", "z.html"}     # the others, scanned as usual
+    assert elapsed < 30
+
+
+def test_with_several_workers_too(tree, misbehaving):
+    result = Scanner(("secret",)).scan([tree], jobs=3, budget=Budget(max_file_seconds=2, max_memory_mb=256))
+    assert {p: c for p, (c, _) in errors_of(result).items()} == {"slow.html": "timeout", "fat.html": "memory",
+                                                                 "dies.html": "crashed"}
+
+
+def test_no_budget_and_one_job_scans_in_this_process(tree, monkeypatch, tmp_path_factory):
+    log = tmp_path_factory.mktemp("pids") / "pids"
+    real = scan_module.load_path
+
+    def load(path, display=None, max_bytes=None):
+        with open(log, "a") as fh:          # a worker's memory is its own: tell the parent through a file
+            fh.write(f"{os.getpid()}\n")
+        return real(path, display, max_bytes)
+
+    monkeypatch.setattr(scan_module, "load_path", load)
+    Scanner(("secret",)).scan([tree], budget=Budget(max_file_seconds=0, max_memory_mb=0))
+    assert set(log.read_text().split()) == {str(os.getpid())}
+    log.unlink()
+    Scanner(("secret",)).scan([tree], budget=Budget())
+    pids = set(log.read_text().split())
+    assert len(pids) == 1 and str(os.getpid()) not in pids
+
+
+def test_budget_values():
+    assert Budget().max_file_bytes == 64 << 20
+    assert Budget(max_file_mb=0).max_file_bytes is None
+    assert not Budget(max_file_seconds=0, max_memory_mb=0).needs_workers
+    with pytest.raises(ValueError):
+        Budget(max_file_seconds=-1)
+
+
+def run_scan(*args):
+    return subprocess.run([sys.executable, "-m", "scanner", "scan", *map(str, args)], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_cli_time_and_memory_budgets_on_a_real_slow_file(tmp_path):
+    """A 64 MB file of NUL bytes named .html: with the size check off it is loaded, which costs far more
+    than 1 s and than 64 MB; each budget stops it, and the small file beside it is scanned."""
+    with open(tmp_path / "big.html", "wb") as fh:
+        fh.truncate(64 << 20)
+    (tmp_path / "small.html").write_text(PAGE)
+    started = time.monotonic()
+    proc = run_scan(tmp_path, "--format", "json", "--kinds", "secret,pii", "--max-file-mb", "0",
+                    "--max-memory-mb", "0", "--max-file-seconds", "1")
+    assert proc.returncode == 1 and time.monotonic() - started < 60
+    data = json.loads(proc.stdout)
+    assert [(e["path"], e["code"]) for e in data["errors"]] == [("big.html", "timeout")]
+    assert [f["path"] for f in data["findings"]] == ["small.html"]
+    proc = run_scan(tmp_path, "--format", "json", "--kinds", "secret", "--max-file-mb", "0",
+                    "--max-memory-mb", "64", "--max-file-seconds", "0")
+    assert proc.returncode == 1
+    assert [(e["path"], e["code"]) for e in json.loads(proc.stdout)["errors"]] == [("big.html", "memory")]
+    proc = run_scan(tmp_path, "--kinds", "secret")        # the defaults: over 64 MB is not read at all
+    assert "big.html: error: too_large: 64.0 MB is over" not in proc.stdout   # exactly 64 MB is allowed
+    with open(tmp_path / "big.html", "ab") as fh:
+        fh.write(b"x")
+    proc = run_scan(tmp_path, "--kinds", "secret")
+    assert "big.html: error: too_large: 64.0 MB is over the 64 MB limit (--max-file-mb): not scanned" in proc.stdout
+
+
+def test_cli_rejects_bad_budget_values(tmp_path):
+    (tmp_path / "a.html").write_text(PAGE)
+    for option in (["--jobs", "0"], ["--max-file-seconds", "-1"], ["--max-memory-mb", "x"]):
+        proc = run_scan(tmp_path, *option)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, option
