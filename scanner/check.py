@@ -50,6 +50,15 @@ def _dump(path: Path, data) -> str:
 
 def run_check(root: Path, out: Path, repo_root: Path, category: str = "centinela",
               run_dir: Path | None = None) -> CheckReport:
+    """Every part, sharing one cache of loaded documents and their scans (scanner.doccache): each file is parsed
+    and scanned for secrets and personal data once, not once per part."""
+    from scanner import doccache
+
+    with doccache.active():
+        return _run_check(root, out, repo_root, category, run_dir)
+
+
+def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: Path | None) -> CheckReport:
     from scanner.fixtures.verify import verify_tree
     from scanner.redact import Redactor
     from scanner.sarif import build_sarif, dumps_sarif

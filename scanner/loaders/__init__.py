@@ -36,7 +36,17 @@ def sniff_kind(name: str, data: bytes) -> str:
 
 
 def load_bytes(data: bytes, path: str) -> Document:
-    """Load file content; raises LoadError (never anything else) for a file that cannot be read as its kind."""
+    """Load file content; raises LoadError (never anything else) for a file that cannot be read as its kind.
+    Within `scanner.doccache.active()`, the same bytes under the same name are loaded once."""
+    from scanner import doccache
+
+    cache = doccache.current()
+    if cache is not None:
+        return cache.load(data, path, _load_bytes)
+    return _load_bytes(data, path)
+
+
+def _load_bytes(data: bytes, path: str) -> Document:
     kind = sniff_kind(path, data)
     try:
         if kind == "pdf":

@@ -56,6 +56,8 @@ import re
 import threading
 from dataclasses import dataclass, field
 
+from scanner.doccache import cached_scan
+
 from scanner.evidence import REPLACEMENT_EMAIL, REPLACEMENT_PHONE, unit_finding
 from scanner.findings import Finding
 from scanner.pii import checks
@@ -252,8 +254,13 @@ class PiiScanner:
         self.stats = {"ner_windows": 0, "ner_chars": 0}
         self._local = threading.local()       # per-scan caches: one scanner may serve several threads
 
+    def cache_token(self):
+        """Same token, same findings on the same document (scanner.doccache)."""
+        return ("pii", self.ner_available)
+
     # ------------------------------------------------------------------------------------------------------
 
+    @cached_scan
     def scan(self, doc: Document) -> list[Finding]:
         units = [u for u in doc.units if u.channel not in SKIP_CHANNELS and u.text and not u.text.isspace()
                  and not (u.channel is Channel.JSON_LD and u.attrs.get("is_key"))]

@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote_plus
 
+from scanner.doccache import cached_scan
 from scanner.evidence import REPLACEMENT_SECRET, unit_finding
 from scanner.findings import Finding
 from scanner.offsetmap import OffsetMap
@@ -197,6 +198,7 @@ class SecretScanner:
         dirs = (BUILTIN_SECRET_RULES,) if rule_dir is None else (Path(rule_dir),)
         dirs = dirs + tuple(Path(d) for d in extra_rule_dirs)
         self.rules = load_rules(dirs)
+        self._token = ("secret",) + tuple(str(Path(d).resolve()) for d in dirs)
         self.compiled = [Compiled(r) for r in self.rules]
         self.by_id = {c.id: c for c in self.compiled}
         self._structural = [c for c in self.compiled if c.headers or c.keys or c.pointers]
@@ -214,6 +216,11 @@ class SecretScanner:
 
     # ------------------------------------------------------------------------------------------------
 
+    def cache_token(self):
+        """Same token, same findings on the same document (scanner.doccache)."""
+        return self._token
+
+    @cached_scan
     def scan(self, doc: Document) -> list[Finding]:
         found: list[Finding] = []
         ctx = _Context(doc)
