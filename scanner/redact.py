@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scanner.atomic import atomic_write_bytes, atomic_write_text
+from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_temps
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR
 from scanner.loaders import load_bytes, load_path
@@ -238,6 +238,8 @@ class Redactor:
 
     def write(self, plan: RedactPlan, provenance: str = "sha256") -> None:
         key = _provenance_key(provenance)
+        for root in sorted({fp.root for fp in plan.files if fp.root is not None}):
+            remove_stale_temps(root)      # temporary files of a killed run: their targets were never touched
         staged: list[tuple[FilePlan, bytes, bytes]] = []
         for fp in plan.files:
             if not fp.changes:
