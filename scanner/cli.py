@@ -145,6 +145,7 @@ def manifest_update(root: Path, paths, captured_at, cls, case, synthetic, rehash
                   f"review it, then pass --rehash {c['path']} to accept it" for c in result.changed]
         lines += [f"{p}: listed but missing; restore it, or pass --forget {p}" for p in result.missing]
         lines += [f"{s['path']}: not added: {s['reason']}" for s in result.skipped]
+        lines += [f"{o['path']}: path_outside_root: {o['reason']}: not read" for o in result.outside]
         lines.append(f"{len(result.added)} added, {len(result.rehashed)} rehashed, {len(result.changed)} changed, "
                      f"{len(result.missing)} missing, {len(result.skipped)} skipped"
                      + ("" if result.written or dry_run else " (manifest unchanged)"))
@@ -203,7 +204,7 @@ def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_
         key = fingerprint_key_from_env()
         if allowlist_path is None and (repo_root / DEFAULT_ALLOWLIST).is_file():
             allowlist_path = repo_root / DEFAULT_ALLOWLIST
-        allowlist = load_allowlist(allowlist_path) if allowlist_path is not None else None
+        allowlist = load_allowlist(allowlist_path, repo_root) if allowlist_path is not None else None
         baseline = load_baseline(baseline_path) if baseline_path is not None else None
     except SuppressionError as exc:
         raise RunError(str(exc)) from None

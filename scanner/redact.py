@@ -26,9 +26,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scanner.atomic import atomic_write_bytes, atomic_write_text
+from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_temps
 from scanner.findings import Finding
-from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR
+from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR, unsafe_reason
 from scanner.loaders import load_bytes, load_path
 from scanner.spans import SpanError, apply_span, normalise_ws, parse_span
 from scanner.units import Channel, Document, LoadError
@@ -159,7 +159,14 @@ class Redactor:
         root = find_root(path.parent)
         if path.name in (MANIFEST, JOURNAL):
             return None
-        rel = path.resolve().relative_to(root).as_posix() if root else path.as_posix()
+        if root is not None:
+            # The file's place in the tree, not where a symlink leads: one leading out is never read or written.
+            rel = (path.parent.resolve() / path.name).relative_to(root).as_posix()
+            reason = unsafe_reason(root, rel)
+            if reason:
+                return {"path": rel, "code": "path_outside_root", "message": f"not read: {reason}"}
+        else:
+            rel = path.as_posix()
         if root is not None and rel.startswith("golden/"):
             return None
         try:
@@ -238,6 +245,8 @@ class Redactor:
 
     def write(self, plan: RedactPlan, provenance: str = "sha256") -> None:
         key = _provenance_key(provenance)
+        for root in sorted({fp.root for fp in plan.files if fp.root is not None}):
+            remove_stale_temps(root)      # temporary files of a killed run: their targets were never touched
         staged: list[tuple[FilePlan, bytes, bytes]] = []
         for fp in plan.files:
             if not fp.changes:
@@ -298,6 +307,8 @@ def finish_journal(root: Path) -> list[str]:
     files = manifest.setdefault("files", {})
     done = []
     for rel, rec in journal.items():
+        if unsafe_reason(root, rel):
+            continue               # a journal entry pointing out of the tree (edited by hand): never read
         target = root / rel
         if not target.is_file():
             continue

@@ -156,9 +156,27 @@ class Lexicon(_Strict):
         return self
 
 
+MAX_RULE_FILE_BYTES = 1 << 20
+
+
+class _RuleYamlLoader(yaml.SafeLoader):
+    """The safe loader (plain data only: no Python tags) without aliases: `*name` lets a few lines of YAML
+    expand to gigabytes ("billion laughs"), and no rule needs one."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in rule files",
+                                              event.start_mark)
+        return super().compose_node(parent, index)
+
+
 def load_yaml(path: Path):
+    """A rule file's data: safe YAML (no Python objects, no aliases), at most 1 MB."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > MAX_RULE_FILE_BYTES:
+            raise RuleError(f"{path}: larger than {MAX_RULE_FILE_BYTES // 1024} KB: not a rule file")
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_RuleYamlLoader)  # noqa: S506 - safe subclass
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(f"{path}: cannot read: {exc}") from None
     except yaml.YAMLError as exc:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_OFFSET = re.compile(r"^offset:(\d+)-(\d+)$")
-_PAGE = re.compile(r"^page:(\d+)(?::(\d+)-(\d+))?$")
+# At most 18 digits: offsets and pages fit, and int() of a 5,000-digit string is refused by Python (an error).
+_OFFSET = re.compile(r"^offset:(\d{1,18})-(\d{1,18})$")
+_PAGE = re.compile(r"^page:(\d{1,18})(?::(\d{1,18})-(\d{1,18}))?$")
 
 
 class SpanError(ValueError):
@@ -27,28 +28,32 @@ class Span:
     page: int | None = None
 
 
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
 def parse_span(text: str) -> Span:
     text = (text or "").strip()
     m = _OFFSET.match(text)
     if m:
         start, end = int(m.group(1)), int(m.group(2))
         if end < start:
-            raise SpanError(f"span {text!r}: end before start")
+            raise SpanError(f"span {_shown(text)}: end before start")
         return Span("offset", start, end)
     m = _PAGE.match(text)
     if m:
         page = int(m.group(1))
         if page < 1:
-            raise SpanError(f"span {text!r}: pages are 1-based")
+            raise SpanError(f"span {_shown(text)}: pages are 1-based")
         if m.group(2) is None:
             return Span("page", page=page)
         start, end = int(m.group(2)), int(m.group(3))
         if end < start:
-            raise SpanError(f"span {text!r}: end before start")
+            raise SpanError(f"span {_shown(text)}: end before start")
         return Span("page", start, end, page=page)
     if text.startswith("selector:") and text[len("selector:"):].strip():
         return Span("selector", selector=text[len("selector:"):].strip())
-    raise SpanError(f"span {text!r}: not offset:START-END, selector:CSS, page:N or page:N:START-END")
+    raise SpanError(f"span {_shown(text)}: not offset:START-END, selector:CSS, page:N or page:N:START-END")
 
 
 def normalise_ws(text: str) -> str:

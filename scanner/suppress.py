@@ -146,7 +146,7 @@ class SuppressionError(Exception):
 @dataclass
 class SuppressionWarning:
     code: str            # inline-malformed | inline-refused | inline-unused | allowlist-expired | allowlist-stale
-    #                      | allowlist-datum | baseline-key-mismatch | baseline-stale
+    #                      | allowlist-datum | allowlist-outside | baseline-key-mismatch | baseline-stale
     path: str            # the scanned file (display path), or the allowlist/baseline file
     message: str
     line: Optional[int] = None
@@ -522,6 +522,7 @@ class AllowlistEntry(BaseModel):
 class Allowlist:
     source: str
     entries: list[AllowlistEntry]
+    problems: list = field(default_factory=list)    # SuppressionWarning of entries left out (allowlist-outside)
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -585,7 +586,10 @@ def parse_allowlist(text: str, source: str = DEFAULT_ALLOWLIST) -> Allowlist:
     return Allowlist(source, entries)
 
 
-def load_allowlist(path: Path | str) -> Allowlist:
+def load_allowlist(path: Path | str, root: Path | str | None = None) -> Allowlist:
+    """The allowlist at `path`. With `root` (the repository its paths are relative to), an entry whose path
+    leads out of it through a symlink is left out with an `allowlist-outside` problem: it suppresses nothing
+    (`..` and absolute paths are refused by the model already)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -593,7 +597,21 @@ def load_allowlist(path: Path | str) -> Allowlist:
         raise SuppressionError(f"{path}: cannot read the allowlist: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise SuppressionError(f"{path}: the allowlist is not UTF-8") from None
-    return parse_allowlist(text, str(path))
+    allowlist = parse_allowlist(text, str(path))
+    if root is not None:
+        base = os.path.realpath(root)
+        kept = []
+        for i, e in enumerate(allowlist.entries, 1):
+            target = os.path.realpath(os.path.join(base, e.path))
+            if os.path.commonpath([base, target]) != base:
+                allowlist.problems.append(SuppressionWarning(
+                    "allowlist-outside", str(path),
+                    f"entry {i} ({e.rule} {e.path}): the path leads out of the repository (symlink): ignored, "
+                    "it suppresses nothing"))
+            else:
+                kept.append(e)
+        allowlist.entries = kept
+    return allowlist
 
 
 def finding_pointer(f: Finding) -> Optional[str]:
@@ -851,6 +869,7 @@ def apply_suppressions(
         html_paths = [p for p in (scanned_display if scanned_display is not None else by_path) if _is_html(p)]
         _inline_pass(by_path, sorted(set(html_paths)), fpr, rules, report, chosen)
     if allowlist is not None:
+        report.warnings.extend(allowlist.problems)
         _allowlist_pass(ordered, allowlist, fpr, today, scanned_repo, rules, report, chosen)
     if baseline is not None:
         _baseline_pass(ordered, baseline, fpr, scanned_repo, rules, report, chosen)

@@ -46,7 +46,7 @@ _LOOKAROUND_OPENERS = ("(?!", "(?<!", "(?=", "(?<=")
 
 def relax(pattern: str) -> str:
     """A superset of `pattern` that RE2 accepts: lookarounds removed, possessive quantifiers made greedy,
-    and a leading clause-start group `(?:^|[...])\\s*` reduced to the word boundary it implies."""
+    and a leading clause-start group `(?:^|[...])\\s*` (or `[^\\S\\n]*`) reduced to the word boundary it implies."""
     out: list[str] = []
     i = 0
     n = len(pattern)
@@ -62,7 +62,7 @@ def relax(pattern: str) -> str:
         i += 1
     relaxed = "".join(out).replace("*+", "*").replace("++", "+").replace("?+", "?")
     # A clause-start anchor before a word implies a word boundary there: keep that much of it.
-    return re.sub(r"^\(\?:\^\|(?:\\n|\[[^\]]*\])\)\\s\*", lambda m: "\\b", relaxed)
+    return re.sub(r"^\(\?:\^\|(?:\\n|\[[^\]]*\])\)(?:\\s\*|\[\^\\S\\n\]\*)", lambda m: "\\b", relaxed)
 
 
 def _skip_group(pattern: str, i: int) -> int:

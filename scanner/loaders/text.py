@@ -8,7 +8,8 @@ from scanner.offsetmap import OffsetMap
 from scanner.sourcetext import decode_bytes
 from scanner.units import Channel, Document, TextUnit
 
-_PARAGRAPH = re.compile(r"\S(?:.|\n(?![ \t]*(?:\r?\n|$)))*", re.M)
+# A paragraph runs to a blank line; lines are consumed whole (one repetition per line, not per character).
+_PARAGRAPH = re.compile(r"\S[^\n]*(?:\n(?![ \t]*(?:\r?\n|$))[^\n]*)*", re.M)
 _MD_COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.S)
 
 

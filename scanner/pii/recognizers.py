@@ -62,7 +62,7 @@ _DOMAIN = r"(?:[^\W_](?:[\w\-]*[^\W_])?\.)+(?:[^\W\d_]{2,63}|xn--[a-z0-9\-]+)"
 EMAIL_RE = rf"(?<![\w.!#$%*+^~\-@])({_LOCAL})@({_DOMAIN})(?![\w\-]|\.[^\W_])"
 _AT = r"\s*(?:\[\s*(?:at|arroba)\s*\]|\(\s*(?:at|arroba)\s*\)|\{\s*(?:at|arroba)\s*\}|\s(?:arroba)\s|%40)\s*"  # %40: percent-encoded in a URL
 _DOT = r"\s*(?:\.|\[\s*(?:dot|punto)\s*\]|\(\s*(?:dot|punto)\s*\)|\s(?:punto)\s)\s*"
-EMAIL_OBFUSCATED_RE = rf"(?<![\w.\-@])([\w.+\-]+){_AT}((?:[^\W_][\w\-]*{_DOT})+[^\W\d_]{{2,63}})(?![\w\-])"
+EMAIL_OBFUSCATED_RE = rf"(?<![\w.+\-@])([\w.+\-]+){_AT}((?:[^\W_][\w\-]*{_DOT})+[^\W\d_]{{2,63}})(?![\w\-])"
 
 RFC_MORAL = regex.compile(RFC_MORAL_RE)
 _EMAIL = re.compile(EMAIL_RE)

@@ -50,7 +50,7 @@ _NAMED = frozenset({Channel.HTTP_HEADER_VALUE, Channel.JSON_STRING, Channel.JSON
 _URL_CHANNELS = frozenset({Channel.HTTP_URL} | ({Channel.LINK} if hasattr(Channel, "LINK") else set()))
 _URL = re.compile(r"(?:https?|wss?|ftp)://[^\s\"'<>\\`]+", re.I)
 _FORM = re.compile(r"[A-Za-z0-9_.\-%\[\]]+=[^&\s]*(?:&[A-Za-z0-9_.\-%\[\]]+=[^&\s]*)*\Z")
-_PARAM = re.compile(r"([^=&;#?/\s]+)=([^&;#]*)")
+_PARAM = re.compile(r"(?<![^=&;#?/\s])([^=&;#?/\s]+)=([^&;#]*)")   # a name starts its run: linear time
 _NUMBER_AFTER_KEY = re.compile(r"(\\?\")[ \t\r\n]*:[ \t\r\n]*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])")
 _INDEX = re.compile(r"\d+\Z")
 
@@ -172,14 +172,15 @@ def _params(text: str, start: int, end: int, whole: bool = False):
         if h >= 0:
             regions.append((h + 1, end))
     for a, b in regions:
-        for m in _PARAM.finditer(text, a, b):
+        # On the region alone, so a name at its start is a name whatever character precedes the region.
+        for m in _PARAM.finditer(text[a:b]):
             raw = m.group(1)
             name = raw[4:] if raw.lower().startswith("amp;") else raw
             try:
                 name = unquote_plus(name)
             except Exception:  # noqa: BLE001 - a malformed escape is just a name we do not know
                 pass
-            yield normalize_name(name), m.start(2), m.end(2), name
+            yield normalize_name(name), a + m.start(2), a + m.end(2), name
 
 
 def _trimmed(text: str, i: int = 0, j: int | None = None) -> tuple[int, int]:

@@ -208,6 +208,39 @@ class Compiled:
             self.text_keywords = tuple(sorted({max(n.lower().split("*"), key=len) for n in m.header_names}))
 
 
+def rule_regexes(c: "Compiled") -> list[tuple[str, "re.Pattern", str]]:
+    """(field, compiled regex, how it is applied: finditer | search | match | fullmatch) of a rule."""
+    out = []
+    if c.pattern is not None:
+        out.append(("value_pattern", c.pattern, "finditer"))
+    if c.shape is not None:
+        out.append(("value_shape", c.shape, "fullmatch"))
+    out += [(f"pointer_patterns[{i}]", p, "search") for i, p in enumerate(c.pointers)]
+    if c.entropy is not None:
+        out.append(("entropy.charset", c.entropy_charset, "fullmatch"))
+    if c.text_lines is not None:
+        out.append(("header_names (in text)", c.text_lines, "finditer"))
+        out.append(("header_lines_in_text", c.text_shape, "match"))
+    for label, names in (("header_names", c.headers), ("query_params", c.params), ("json_keys", c.keys)):
+        if names.glob is not None:
+            out.append((label, names.glob, "match"))
+    return out
+
+
+def check_linear(rule: SecretRule) -> None:
+    """RuleError when a regex of the rule takes super-linear time on crafted input (scanner.regexcheck):
+    a rule pack from outside (--rules) must not be able to stall a scan."""
+    from scanner.regexcheck import check
+
+    for label, rx, mode in rule_regexes(Compiled(rule)):
+        apply = rx.finditer if mode == "finditer" else (lambda text, f=getattr(rx, mode): (f(text),))
+        verdict = check(rx.pattern, apply, rx.flags & (re.I | re.M | re.S | re.X))
+        if not verdict.linear:
+            raise RuleError(f"{rule.source}: match.{label}: the regex takes super-linear time on input like "
+                            f"{verdict.attack} (x{verdict.growth:.1f} per size step): anchor where a match may start "
+                            "and do not repeat overlapping character classes next to each other")
+
+
 def _name_regex(name: str) -> str:
     return "[A-Za-z0-9_-]*".join(re.escape(p) for p in name.split("*"))
 
@@ -241,6 +274,8 @@ def load_rules(directories: tuple[Path, ...] = (BUILTIN_SECRET_RULES,)) -> tuple
             raise RuleError(f"{directory}: not a directory")
         for path in rule_files(directory):
             rule = load_rule(path)
+            if directory.resolve() != BUILTIN_SECRET_RULES:     # the built-in ones are checked by the tests
+                check_linear(rule)
             if rule.id in seen:
                 raise RuleError(f"{path}: rule id {rule.id} is already used by {seen[rule.id]}")
             seen[rule.id] = str(path)
