@@ -21,6 +21,8 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner.pdfwriter import assemble
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "files"
 
@@ -109,18 +111,7 @@ def build_pdf(pages: list[Page], title: str, author: str = "") -> bytes:
     objects[1] = b"<< /Type /Pages /Kids [ %s ] /Count %d >>" % (
         b" ".join(b"%d 0 R" % n for n in page_nums), len(pages))
 
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for num, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % num + body + b"\nendobj\n"
-    xref_at = len(out)
-    out += b"xref\n0 %d\n" % (len(objects) + 1)
-    out += b"0000000000 65535 f \n"
-    for off in offsets:
-        out += b"%010d 00000 n \n" % off
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 5 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref_at)
-    return bytes(out)
+    return assemble(objects, b"/Root 1 0 R /Info 5 0 R")
 
 
 class Writer:

@@ -9,6 +9,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+HEADER = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"
+
+
+def assemble(objects, trailer: bytes = b"/Root 1 0 R") -> bytes:
+    """A PDF file from its object bodies: numbered 1..n from a list, or as given by a {number: body} dict (a
+    missing number is a free xref entry), a classic cross-reference table with real offsets, and a trailer
+    with `/Size` and the entries given. The one assembler of every PDF the project writes (this module, the
+    example tree, the corpus, the tests)."""
+    numbered = dict(enumerate(objects, 1)) if isinstance(objects, (list, tuple)) else dict(objects)
+    out = bytearray(HEADER)
+    offsets = {}
+    for num in sorted(numbered):
+        offsets[num] = len(out)
+        out += b"%d 0 obj\n" % num + numbered[num] + b"\nendobj\n"
+    size = max(numbered, default=0) + 1
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+    for num in range(1, size):
+        out += (b"%010d 00000 n \n" % offsets[num]) if num in offsets else b"0000000000 65535 f \n"
+    out += b"trailer\n<< /Size %d %s >>\nstartxref\n%d\n%%%%EOF\n" % (size, trailer, xref)
+    return bytes(out)
+
 
 @dataclass
 class TextRun:
@@ -66,14 +88,4 @@ def make_pdf(pages: list[list[TextRun]], image_pages: set[int] = frozenset(), wi
     objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages_obj
     kids = b" ".join(b"%d 0 R" % p for p in page_ids)
     objects[pages_obj - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids))
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for off in offsets:
-        out += b"%010d 00000 n \n" % off
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref)
-    return bytes(out)
+    return assemble(objects, b"/Root %d 0 R" % catalog)

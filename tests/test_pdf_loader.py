@@ -23,6 +23,7 @@ from pdfminer.high_level import extract_text
 from pdfminer.layout import LAParams
 
 from scanner.loaders.pdf import PdfPage, load_pdf
+from scanner.pdfwriter import assemble
 from scanner.units import Channel, Document, LoadError
 
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "pdf"
@@ -36,18 +37,7 @@ def _stream(data: bytes, extra: bytes = b"") -> bytes:
 
 def _assemble(objects: dict[int, bytes], trailer: bytes) -> bytes:
     """Objects numbered 1..n, a classic xref table with real offsets, and the trailer entries given."""
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = {}
-    for num in sorted(objects):
-        offsets[num] = len(out)
-        out += b"%d 0 obj\n" % num + objects[num] + b"\nendobj\n"
-    size = max(objects) + 1
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
-    for num in range(1, size):
-        out += (b"%010d 00000 n \n" % offsets[num]) if num in offsets else b"0000000000 65535 f \n"
-    out += b"trailer\n<< /Size %d %s >>\nstartxref\n%d\n" % (size, trailer, xref) + b"%%EOF\n"
-    return bytes(out)
+    return assemble(objects, trailer)
 
 
 FONT, IMAGE, INFO, ENCRYPT, FORM, FIRST_PAGE = 3, 4, 5, 6, 7, 10
