@@ -55,7 +55,7 @@ class ArtifactStore:
             return Artifact(error=f"artifact {rel}: not found")
         except OSError as exc:
             return Artifact(error=f"artifact {rel}: cannot read: {exc.strerror or exc}")
-        from scanner.loaders import sniff_kind
+        from scanner.loaders import HTML_EXT, sniff_kind
         from scanner.sourcetext import decode_bytes
 
         if sniff_kind(rel, data) == "pdf":
@@ -68,7 +68,7 @@ class ArtifactStore:
                 return Artifact(error=f"artifact {rel}: {exc.message}")
             return Artifact(text=decode_bytes(data).text, pages=[p.text for p in doc.pages])
         declared = None
-        if rel.lower().endswith((".html", ".htm", ".xhtml")):
+        if rel.lower().endswith(HTML_EXT):
             from scanner.loaders.html import sniff_charset
 
             declared = sniff_charset(data)

@@ -22,11 +22,6 @@ from scanner.score.latency import latency_block
 from scanner.score.relevance import CaseRelevance, as_date
 
 FALLBACK_CAUSES = ("no_result", "error", "low_confidence", "budget")
-METRIC_KEYS = ("precision_at_5", "precision_at_10", "recall", "citation_coverage", "freshness_known",
-               "freshness_accuracy", "freshness_within", "latency_ms", "cost_per_query_usd",
-               "cost_per_useful_answer_usd", "fallback_rate", "fallback_by_cause", "abstention",
-               "wasted_cost_usd", "injection_containment")
-
 
 @dataclass
 class ClaimEval:
@@ -40,7 +35,6 @@ class CaseEval:
     case: str
     category: str
     forbidden: bool
-    ranked_urls: list[str] = field(default_factory=list)        # distinct URLs in rank order
     p5: float | None = None
     p10: float | None = None
     groups: set[str] = field(default_factory=set)               # relevant origin groups returned
@@ -94,8 +88,6 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
         return ev
 
     entries = ranked_distinct(record)
-    urls = [u for u, _ in entries]
-    ev.ranked_urls = urls
     judged = rel.judged
     window = case.freshness_days
     count_within = window is not None and ref_date is not None
@@ -107,7 +99,7 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
         if j is None:
             ev.unjudged.append(u)
         elif relevant:
-            ev.groups.add(j.group or u)
+            ev.groups.add(rel.group(u))
             host = rel.host_for_review(u)
             if host:
                 ev.hosts_for_review.append((host, u))

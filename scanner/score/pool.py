@@ -176,7 +176,7 @@ def build_pool(root: Path, run_dir: Path) -> tuple[list[CasePool], list[str]]:
                 c.text = c.text or text
         _suggest_groups(list(cands.values()), judged, seen_texts)
         if cands or reviews:
-            pools.append(CasePool(cid, {u: (j.group or u) for u, j in judged.items()},
+            pools.append(CasePool(cid, {u: rel.group(u) for u in judged},
                                   sorted(cands.values(), key=lambda c: (c.group, c.url)), reviews))
     return pools, problems
 

@@ -76,9 +76,12 @@ def contradictory_status(record) -> tuple[str, list[str]]:
         return "no_claims", []
     if len(record.claims) == 1:
         return "single_claim", sorted(ids)
-    linked = sorted({c.id for c in record.claims for t in c.contradicts_claim_ids if t in ids and t != c.id}
-                    | {t for c in record.claims for t in c.contradicts_claim_ids if t in ids and t != c.id})
-    return ("linked", linked) if linked else ("unlinked", sorted(ids))
+    linked = set()          # both ends of every link between two distinct claims of the record
+    for c in record.claims:
+        for target in c.contradicts_claim_ids:
+            if target in ids and target != c.id:
+                linked |= {c.id, target}
+    return ("linked", sorted(linked)) if linked else ("unlinked", sorted(ids))
 
 
 def score(root: Path, run_dir: Path) -> ScoreOutput:
