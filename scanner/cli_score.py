@@ -145,17 +145,15 @@ def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_
         emit("\n".join(lines), None)
         sys.exit(EXIT_FAIL if res.conflicts else EXIT_OK)
     try:
-        pools, problems = build_pool(root, run_dir)
+        pools, problems, run_id = build_pool(root, run_dir)
     except ScoreInputError as exc:
         raise RunError(str(exc)) from None
-    from scanner.score.inputs import read_run
-
     for p in problems:
         click.echo(f"problem: {p}", err=True)
     n = sum(len(p.candidates) for p in pools)
     groups = sum(len({c.group for c in p.candidates}) for p in pools)
     hosts = sorted({(p.case, h) for p in pools for h, _ in p.hosts_for_review})
-    emit(review_yaml(pools, read_run(run_dir).info.id), output)
+    emit(review_yaml(pools, run_id), output)
     click.echo(f"{n} unjudged URLs in {groups} suggested groups over {sum(1 for p in pools if p.candidates)} cases; "
                f"{len(hosts)} relevant hosts missing from expect.hosts", err=True)
     sys.exit(EXIT_OK)

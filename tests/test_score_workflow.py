@@ -146,7 +146,8 @@ def test_pool_groups_reprints_and_merges(tmp_path):
         {"rank": 5, "url": "https://otro.mx/z", "title": "Algo"}]}],
             "q": [{"case": "c1", "results": results(("https://otro.mx/d", None))}]}
     run = write_run(tmp_path / "r", {"id": "r"}, recs)
-    pools, problems = build_pool(root, run)
+    pools, problems, run_id = build_pool(root, run)
+    assert run_id == "r"
     assert problems == [] and [p.case for p in pools] == ["c1"]
     groups = {c.url: c.group for c in pools[0].candidates}
     assert groups["https://tercero.mx/acme-celaya"] == "wire-acme-planta"        # joins the judged wire story

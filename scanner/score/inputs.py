@@ -44,6 +44,21 @@ class TreeInputs:
     judgments: dict[str, dict[str, Judgment]] = field(default_factory=dict)
     manifest: ManifestFile | None = None
     problems: list[Problem] = field(default_factory=list)
+    _by_provider_case: dict | None = field(default=None, repr=False)
+
+    @property
+    def entries(self) -> dict:
+        return self.manifest.entries if self.manifest else {}
+
+    def provider_files(self, provider: str, case: str) -> list[str]:
+        """The manifest's files under `<provider>/` for a case, sorted (the index is built once)."""
+        if self._by_provider_case is None:
+            index: dict[tuple[str, str], list[str]] = {}
+            for rel, e in self.entries.items():
+                if e.case and "/" in rel:
+                    index.setdefault((rel.split("/", 1)[0], e.case), []).append(rel)
+            self._by_provider_case = {k: sorted(v) for k, v in index.items()}
+        return self._by_provider_case.get((provider, case), [])
 
 
 @dataclass

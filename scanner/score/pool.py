@@ -105,18 +105,16 @@ def default_group(url: str) -> str:
     return f"{label}-{last}" if last else label
 
 
-def _recorded_texts(root: Path, manifest_entries: dict, provider: str, case: str) -> dict[str, tuple[str, str, str | None]]:
+def _recorded_texts(ti, provider: str, case: str) -> dict[str, tuple[str, str, str | None]]:
     """url -> (title, text, published_at) from the provider's recorded responses for the case."""
+    from scanner.providers import AdapterError, read_fixture
+
     out: dict[str, tuple[str, str, str | None]] = {}
-    try:
-        from scanner.providers import AdapterError, read_fixture
-    except ImportError:          # pragma: no cover - the adapters ship with the scorer
-        return out
-    for rel, e in sorted(manifest_entries.items()):
-        if e.case != case or not rel.startswith(f"{provider}/") or rel.split("/")[1:2] == ["errors"]:
+    for rel in ti.provider_files(provider, case):
+        if rel.split("/")[1:2] == ["errors"]:
             continue
         try:
-            resp = read_fixture(root / rel, provider=provider, captured_at=e.captured_at)
+            resp = read_fixture(ti.root / rel, provider=provider, captured_at=ti.entries[rel].captured_at)
         except (AdapterError, OSError, ValueError):
             continue
         for r in resp.results:
@@ -132,11 +130,11 @@ class CasePool:
     hosts_for_review: list[tuple[str, str]]             # (host, url)
 
 
-def build_pool(root: Path, run_dir: Path) -> tuple[list[CasePool], list[str]]:
+def build_pool(root: Path, run_dir: Path) -> tuple[list[CasePool], list[str], str]:
+    """(pools per case, problems met, the run's id)."""
     ti = read_tree(root)
     ri = read_run(run_dir)
     families = Families(ti.families)
-    entries = ti.manifest.entries if ti.manifest else {}
     problems = [f"{p.path}: {p.message}" for p in ti.problems + ri.problems]
     pools: list[CasePool] = []
     for cid in sorted(ti.cases):
@@ -152,7 +150,7 @@ def build_pool(root: Path, run_dir: Path) -> tuple[list[CasePool], list[str]]:
             rec = ri.records[provider].get(cid)
             if rec is None:
                 continue
-            recorded = _recorded_texts(root, entries, provider, cid)
+            recorded = _recorded_texts(ti, provider, cid)
             for r in sorted(rec.results, key=lambda r: r.rank):
                 url = r.url.strip()
                 extra = r.model_extra or {}
@@ -178,7 +176,7 @@ def build_pool(root: Path, run_dir: Path) -> tuple[list[CasePool], list[str]]:
         if cands or reviews:
             pools.append(CasePool(cid, {u: rel.group(u) for u in judged},
                                   sorted(cands.values(), key=lambda c: (c.group, c.url)), reviews))
-    return pools, problems
+    return pools, problems, ri.info.id
 
 
 def _suggest_groups(cands: list[Candidate], judged: dict[str, Judgment], seen: dict[str, tuple[str, str]]) -> None:

@@ -36,17 +36,13 @@ class ScoreOutput:
 
 
 def _contradictory_cases(ti: TreeInputs) -> set[str]:
-    if ti.manifest is None:
-        return set()
-    return {e.case for e in ti.manifest.entries.values() if e.class_ == "contradictory" and e.case}
+    return {e.case for e in ti.entries.values() if e.class_ == "contradictory" and e.case}
 
 
 def _capture_dates(ti: TreeInputs) -> dict[tuple[str, str], object]:
     """(provider, case) -> the capture date of the provider's results file for the case (class results first)."""
     out: dict[tuple[str, str], tuple[int, object]] = {}
-    if ti.manifest is None:
-        return {}
-    for rel, e in ti.manifest.entries.items():
+    for rel, e in ti.entries.items():
         d = as_date(e.captured_at)
         if not e.case or d is None or "/" not in rel:
             continue
@@ -130,7 +126,7 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
                 problems.append(Problem(ri.record_paths[(provider, case_id)], note))
     pool_sizes = set_recall(evals)
 
-    inj = InjectionDocs(root, ti.manifest.entries if ti.manifest else {})
+    inj = InjectionDocs(root, ti.entries)
     contra_cases = _contradictory_cases(ti)
     providers_out: dict[str, dict] = {}
     for provider in sorted(evals):

@@ -54,19 +54,13 @@ class ProviderCheck:
                 "calls_unmatched": self.calls_unmatched, "findings": self.findings, "notes": self.notes}
 
 
-def _in_folder(rel: str, provider: str, folders) -> bool:
-    parts = rel.split("/")
-    return len(parts) >= 3 and parts[0] == provider and parts[1] in folders
-
-
-def _fixture_for(call, provider: str, case: str, entries: dict) -> tuple[str | None, str | None]:
+def _fixture_for(call, provider: str, case: str, ti) -> tuple[str | None, str | None]:
     """(fixture path, or None with why)."""
     named = (call.model_extra or {}).get("fixture")
     if named:
-        return (named, None) if named in entries else (None, f"fixture {named} is not in the manifest")
+        return (named, None) if named in ti.entries else (None, f"fixture {named} is not in the manifest")
     folders = OP_FOLDERS.get(call.op, (call.op,))
-    found = sorted(rel for rel, e in entries.items()
-                   if e.case == case and _in_folder(rel, provider, folders))
+    found = [rel for rel in ti.provider_files(provider, case) if rel.count("/") >= 2 and rel.split("/")[1] in folders]
     if len(found) == 1:
         return found[0], None
     if not found:
@@ -83,7 +77,7 @@ def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_
 
     ti = read_tree(root)
     ri = read_run(run_dir)
-    entries = ti.manifest.entries if ti.manifest else {}
+    entries = ti.entries
     out: dict[str, ProviderCheck] = {}
     cache: dict[str, object] = {}
     for provider in sorted(ri.records):
@@ -94,7 +88,7 @@ def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_
             raw_urls: set[str] = set()
             raw_order: list[str] = []
             for i, call in enumerate(rec.calls, 1):
-                rel, why = _fixture_for(call, provider, case, entries)
+                rel, why = _fixture_for(call, provider, case, ti)
                 if rel is None:
                     pc.calls_unmatched += 1
                     pc.notes.append({"record": where, "call": i, "op": call.op, "message": why})
