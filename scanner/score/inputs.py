@@ -18,7 +18,7 @@ from scanner.yamlsafe import load_text
 from pydantic import ValidationError
 
 from scanner.fixtures.models import GoldenCase, Invoice, Judgment, RunInfo, RunRecord
-from scanner.fixtures.tree import ManifestFile, read_golden, read_manifest
+from scanner.fixtures.tree import ManifestFile, first_error, read_golden, read_manifest
 
 NOT_PROVIDER_DIRS = {"invoices"}
 
@@ -71,12 +71,6 @@ class RunInputs:
     problems: list[Problem] = field(default_factory=list)
 
 
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(x) for x in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]
-
-
 def _yaml(path: Path, problems: list[Problem], label: str):
     if not path.is_file():
         problems.append(Problem(label, "not found"))
@@ -122,7 +116,7 @@ def read_tree(root: Path) -> TreeInputs:
                 try:
                     bucket[str(url).strip()] = Judgment.model_validate(j)
                 except ValidationError as exc:
-                    ti.problems.append(Problem("golden/judgments.yaml", f"{case} {url}: {_first_error(exc)}"))
+                    ti.problems.append(Problem("golden/judgments.yaml", f"{case} {url}: {first_error(exc)}"))
             if str(case) not in ti.cases:
                 ti.problems.append(Problem("golden/judgments.yaml", f"{case}: not a case of golden/cases.yaml"))
     elif jud is not None:
@@ -144,7 +138,7 @@ def read_run(run_dir: Path) -> RunInputs:
     except FileNotFoundError:
         raise ScoreInputError(f"{info_path}: run.json not found") from None
     except ValidationError as exc:
-        raise ScoreInputError(f"{info_path}: {_first_error(exc)}") from None
+        raise ScoreInputError(f"{info_path}: {first_error(exc)}") from None
     except OSError as exc:
         raise ScoreInputError(f"{info_path}: cannot read: {exc.strerror or exc}") from None
     ri = RunInputs(path=run_dir, info=info, problems=problems)
@@ -164,7 +158,7 @@ def read_run(run_dir: Path) -> RunInputs:
                 with open(os.path.join(pdir, fname), "rb") as fh:
                     rec = RunRecord.model_validate_json(fh.read())
             except ValidationError as exc:
-                problems.append(Problem(rel, f"not a run record: {_first_error(exc)}"))
+                problems.append(Problem(rel, f"not a run record: {first_error(exc)}"))
                 continue
             except OSError as exc:
                 problems.append(Problem(rel, f"cannot read: {exc.strerror or exc}"))
@@ -187,7 +181,7 @@ def read_run(run_dir: Path) -> RunInputs:
             try:
                 ri.invoices[f.stem] = Invoice.model_validate_json(f.read_bytes())
             except (ValidationError, OSError) as exc:
-                msg = _first_error(exc) if isinstance(exc, ValidationError) else str(exc)
+                msg = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
                 problems.append(Problem(rel, f"not an invoice: {msg}"))
     return ri
 

@@ -94,12 +94,14 @@ def near_duplicate(a_title: str, a_text: str, b_title: str, b_text: str,
 
 
 def default_group(url: str) -> str:
+    """A readable origin-group name from a URL: the host's first label and the last path segment
+    (`eleconomista-cofepris-otorga-87-registros…`); the example tree's judgments use the same names."""
     parts = urlsplit(url)
     host = (parts.hostname or "").removeprefix("www.")
     label = host.split(".")[0] or "url"
     segs = [s for s in parts.path.split("/") if s]
     last = re.sub(r"\.(html?|pdf|php)$", "", segs[-1]) if segs else "inicio"
-    if parts.query:
+    if parts.query:   # dof.gob.mx/nota_detalle.php?codigo=…: the query names the document
         last += "-" + "-".join(v for kv in parts.query.split("&") for v in kv.split("=")[1:])
     last = re.sub(r"[^a-z0-9]+", "-", last.lower()).strip("-")[:48].strip("-")
     return f"{label}-{last}" if last else label

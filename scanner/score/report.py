@@ -16,6 +16,7 @@ from scanner.score.gates import disqualification_reasons, gate_block, partial_vi
 from scanner.score.inputs import Problem, TreeInputs, dump_json, read_run, read_tree
 from scanner.score.metrics import CaseEval, aggregate, evaluate_case, set_recall
 from scanner.score.relevance import CaseRelevance, Families, as_date
+from scanner.yamlsafe import gc_paused
 
 DEFINITIONS = {
     "percentile": "nearest rank: the smallest sample with at least p % of samples at or below it",
@@ -82,15 +83,8 @@ def contradictory_status(record) -> tuple[str, list[str]]:
 
 def score(root: Path, run_dir: Path) -> ScoreOutput:
     """Score the run at `run_dir` against the tree at `root` (the cyclic GC is paused: only plain data is built)."""
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _score(root, run_dir)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _score(root: Path, run_dir: Path) -> ScoreOutput:
@@ -222,15 +216,8 @@ def cascade(report_run: dict, evals: dict[str, dict[str, CaseEval]]) -> dict:
 
 
 def write_report(report: dict, out: Path, evals: dict | None = None) -> list[Path]:
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()            # rendering builds many small strings and no cycles
-    try:
+    with gc_paused():       # rendering builds many small strings and no cycles
         return _write_report(report, out, evals)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _write_report(report: dict, out: Path, evals: dict | None = None) -> list[Path]:
