@@ -120,10 +120,9 @@ class Scanner:
             data = target.path.read_bytes()
         except OSError:
             return False          # the full path reports the error
-        from scanner.loaders.html import sniff_charset
-        from scanner.sourcetext import decode_bytes
+        from scanner.loaders.html import decode_html
 
-        return not self.prefilter.may_hold_injection(decode_bytes(data, sniff_charset(data)).text)
+        return not self.prefilter.may_hold_injection(decode_html(data).text)
 
     def rule_metas(self) -> list:
         """SARIF rule metadata of every rule this scanner runs."""

@@ -108,8 +108,14 @@ def decode_charrefs(source: str, start: int, end: int) -> tuple[str, OffsetMap]:
     return b.build(start, end)
 
 
+def decode_html(data: bytes, declared_charset: str | None = None):
+    """An HTML file's source text as every reader of it must see it (offsets are in this text): the declared
+    charset (the caller's, else the document's own meta/BOM) by the rules of `decode_bytes`."""
+    return decode_bytes(data, declared_charset or sniff_charset(data))
+
+
 def load_html(data: bytes, path: str, declared_charset: str | None = None) -> Document:
-    decoded = decode_bytes(data, declared_charset or sniff_charset(data))
+    decoded = decode_html(data, declared_charset)
     doc = Document(path=path, kind="html", text=decoded.text, encoding=decoded.encoding)
     doc.problems.extend(decoded.problems)
     build_units(doc, decoded.text)

@@ -67,12 +67,11 @@ class ArtifactStore:
             except LoadError as exc:
                 return Artifact(error=f"artifact {rel}: {exc.message}")
             return Artifact(text=decode_bytes(data).text, pages=[p.text for p in doc.pages])
-        declared = None
         if rel.lower().endswith(HTML_EXT):
-            from scanner.loaders.html import sniff_charset
+            from scanner.loaders.html import decode_html
 
-            declared = sniff_charset(data)
-        return Artifact(text=decode_bytes(data, declared).text)
+            return Artifact(text=decode_html(data).text)
+        return Artifact(text=decode_bytes(data).text)
 
     def apply(self, rel: str, span_text: str) -> tuple[Span | None, str | None, str]:
         """(parsed span, the normalised text it returns or None, "ok" or the reason it returns nothing)."""
