@@ -21,6 +21,7 @@ Long documents are cut to the units around the findings (`VIEW_CHARS` per view);
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from scanner.contain import VISIBLE_CHANNELS, _unit_range, render_untrusted
@@ -29,6 +30,11 @@ from scanner.findings import Finding
 from scanner.injection.engine import _separator
 from scanner.injection.predicates import css_hidden, pdf_invisible
 from scanner.units import Channel, Document, TextUnit
+
+try:        # linear time whatever the number of data to look for (Python's re tries each alternative in turn)
+    import re2  # type: ignore
+except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
+    re2 = None
 
 SENSITIVE_KINDS = ("secret", "pii")
 # Units a model-bound text extraction does not hand over as page text (shown only when a finding sits there).
@@ -90,22 +96,55 @@ class ReviewCapture:
 
 # ------------------------------------------------------------------------------------------------ masking
 
+class _SpanIndex:
+    """Findings by where they sit, so that a unit finds the ones overlapping it without a scan of them all."""
+
+    def __init__(self, findings: list[Finding]):
+        self.by_place: dict[tuple, tuple[list[int], list[Finding], int]] = {}
+        groups: dict[tuple, list[Finding]] = {}
+        for f in findings:
+            if f.end > f.start:
+                groups.setdefault(self._place(f.page, f.extra.get("container")), []).append(f)
+        for place, group in groups.items():
+            group.sort(key=lambda f: (f.start, f.end))
+            self.by_place[place] = ([f.start for f in group], group, max(f.end - f.start for f in group))
+
+    @staticmethod
+    def _place(page, container) -> tuple:
+        # Page offsets are per page (and per embedded PDF); other offsets are into the file.
+        return (page, container or "") if page is not None else (None, "")
+
+    def overlapping(self, unit: TextUnit) -> list[Finding]:
+        entry = self.by_place.get(self._place(unit.page, unit.container))
+        if entry is None:
+            return []
+        starts, group, longest = entry
+        lo = bisect.bisect_left(starts, unit.start - longest)
+        hi = bisect.bisect_left(starts, unit.end)
+        return [f for f in group[lo:hi] if _overlaps(unit, f)]
+
+
 class _Masks:
     """Every datum of the document's secret and personal-data findings → the finding's masked evidence."""
 
     def __init__(self, doc: Document, sensitive: list[Finding]):
-        self.findings = [f for f in sensitive if f.end > f.start]
+        self.index = _SpanIndex(sensitive)
         variants: dict[str, tuple[str, str]] = {}
-        for f in self.findings:
-            shown = (f.evidence or "REDACTED", f.entity or f.kind)
-            raws = [_source_text(doc, f)]
-            raws += [u.text[i:j] for u in doc.units for i, j in [_range_in(u, f)] if j > i]
-            for raw in raws:
-                for variant in datum_variants(raw):
-                    variants.setdefault(variant, shown)
+
+        def add(raw: str, f: Finding) -> None:
+            for variant in datum_variants(raw):
+                variants.setdefault(variant, (f.evidence or "REDACTED", f.entity or f.kind))
+
+        for f in sensitive:
+            if f.end > f.start:
+                add(_source_text(doc, f), f)
+        for unit in doc.units:
+            for f in self.index.overlapping(unit):
+                i, j = _range_in(unit, f)
+                if j > i:
+                    add(unit.text[i:j], f)
         self.variants = variants
-        ordered = sorted(variants, key=len, reverse=True)
-        self.pattern = re.compile("|".join(map(re.escape, ordered)), re.IGNORECASE) if ordered else None
+        self.pattern = _literal_pattern(sorted(variants, key=len, reverse=True)) if variants else None
         self._by_fold = {v.casefold(): s for v, s in variants.items()}
 
     def shown_for(self, found: str) -> tuple[str, str]:
@@ -114,7 +153,7 @@ class _Masks:
     def ranges(self, unit: TextUnit) -> list[tuple[int, int, str, str]]:
         """(i, j, masked form, entity) of every datum in the unit's text: its findings' spans and repeats."""
         out = []
-        for f in self.findings:
+        for f in self.index.overlapping(unit):
             i, j = _range_in(unit, f)
             if j > i:
                 out.append((i, j, f.evidence or "REDACTED", f.entity or f.kind))
@@ -127,6 +166,20 @@ class _Masks:
         if self.pattern is None or not text:
             return text
         return self.pattern.sub(lambda m: self.shown_for(m.group(0))[0], text)
+
+
+def _literal_pattern(literals: list[str]):
+    """One case-insensitive pattern matching any of the literals (longest first)."""
+    alternation = "|".join(map(re.escape, literals))
+    if re2 is not None:
+        options = re2.Options()
+        options.case_sensitive = False
+        options.max_mem = 256 << 20
+        try:
+            return re2.compile(alternation, options)
+        except Exception:  # too large for RE2's memory budget: the standard engine is slower, never wrong
+            pass
+    return re.compile(alternation, re.IGNORECASE)
 
 
 def _source_text(doc: Document, f: Finding) -> str:
@@ -381,12 +434,13 @@ def capture_view(doc: Document, findings: list[Finding], sensitive: list[Finding
     if not injections:
         return None
     masks = _Masks(doc, [f for f in sensitive if f.path == doc.path])
+    flags = _SpanIndex(injections)
     person, model = _Rows(doc), _Rows(doc)
     skipped: dict[str, int] = {}
     masked = 0
     for unit in doc.units:
         flagged = []
-        for f in injections:
+        for f in flags.overlapping(unit):
             i, j = _range_in(unit, f)
             if j > i:
                 flagged.append((i, j, finding_key(f)))
@@ -411,7 +465,9 @@ def capture_view(doc: Document, findings: list[Finding], sensitive: list[Finding
     person_rows, model_rows = person.finish(), model.finish()
     scrubbed = {}
     for f in findings:
-        if f.path != doc.path:
+        # A secret or personal-data finding's texts are masked by contract (scanner.evidence); the others quote
+        # the page and may hold a datum.
+        if f.path != doc.path or f.kind in SENSITIVE_KINDS:
             continue
         changed = _scrubbed_texts(f, masks)
         if changed:

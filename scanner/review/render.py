@@ -44,6 +44,7 @@ LOCATED = frozenset({"json_string", "json_key", "attribute", "json_ld", "http_he
 CONTAIN_WORDS = {"fenced": "fenced: passed to the model inside a ⟦flagged⟧ fence",
                  "dropped": "dropped: its channel is not passed to the model"}
 SHOWN_ELSEWHERE = frozenset({"container"})     # extra fields the card already shows in its own words
+SENSITIVE_ROWS = 200                           # per file; the rest are counted (every one is in scan.json and SARIF)
 
 CSS = REPORT_CSS + """
 header.top h1 .run { color:#c4b5fd; }
@@ -458,14 +459,17 @@ def _sensitive_table(x: _File, names: dict[str, str]) -> str:
     if not findings:
         return ""
     rows = []
-    for f in findings:
+    for f in findings[:SENSITIVE_ROWS]:
         action = f.extra.get("action") or ("redact" if f.extra.get("replacement") is not None else "report")
         rows.append(f'<tr><td class="rule">{html(f.rule_id)}</td><td>{html(names.get(f.rule_id) or NULL)}</td>'
                     f'<td>{html(f.entity or f.kind)}</td><td>{_sev(f.severity)}</td><td>{html(_where(f))}</td>'
                     f'<td><span class="masked"><span class="mk">masked </span>{html(x.text_of(f, "evidence") or NULL)}</span></td>'
                     f'<td>{html(action)}</td></tr>')
+    more = len(findings) - SENSITIVE_ROWS
+    tail = (f'<p class="none">… and {_plural(more, "more finding")} of this file, listed in the scan\'s JSON and '
+            "SARIF.</p>" if more > 0 else "")
     return ("<h3>Secrets and personal data in this file</h3>"
-            + _table(["Rule", "Name", "Entity", "Severity", "Where", "Evidence", "Action"], rows))
+            + _table(["Rule", "Name", "Entity", "Severity", "Where", "Evidence", "Action"], rows) + tail)
 
 
 def _file_section(x: _File, index: int, numbers: dict, names: dict[str, str], expected: Mapping[str, str]) -> str:
