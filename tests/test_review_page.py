@@ -17,6 +17,8 @@ from pathlib import Path
 
 import lxml.html
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import EXAMPLE_TREE, REPO
 from scanner.budget import Budget
@@ -602,3 +604,18 @@ def test_budgets_do_not_lose_views(tmp_path):
     scanner = Scanner(review=True)
     result = scanner.scan([tree], budget=Budget(), jobs=2)
     assert sorted(result.views) == ["contacto.html", "gs-001.json"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(
+    st.builds(lambda n, k: {"t": "p" * n, **({"k": ["a"]} if k else {})}, st.integers(1, 3000), st.booleans()),
+    st.builds(lambda n, k: {"m": "M" * n, "x": "EMAIL_PERSONAL", "k": ["a"] if k else []}, st.integers(1, 40),
+              st.booleans())), min_size=1, max_size=12))
+def test_cutting_a_row_accounts_for_every_character_and_never_cuts_a_datum(segs):
+    out = capture_module._trim_row([dict(s) for s in segs])
+    size = lambda ss: sum(len(s.get("t") or s.get("m") or "") for s in ss)  # noqa: E731
+    assert size(out) + sum(s.get("gap", 0) for s in out) == size(segs)
+    masks = iter([s["m"] for s in segs if "m" in s])
+    assert all(m in masks for m in (s["m"] for s in out if "m" in s))      # whole, in order, none invented
+    # flagged text (up to MARK_CHARS) and a datum inside it are always kept
+    assert all(s in out for s in segs if s.get("k") and len(s.get("t", "")) <= capture_module.MARK_CHARS)

@@ -256,35 +256,43 @@ def _size(seg: dict) -> int:
     return len(seg.get("t") or seg.get("m") or "")
 
 
-def _head(run: list[dict], n: int) -> tuple[list[dict], int]:
-    kept, left = [], n
+def _head(run: list[dict], n: int) -> tuple[list[dict], list[dict]]:
+    """(the first `n` characters of the run, the rest): text may be cut, a masked datum is kept whole or not at all."""
+    kept: list[dict] = []
+    left = n
     for k, seg in enumerate(run):
         size = _size(seg)
-        if size <= left or "m" in seg:
+        if size <= left or ("m" in seg and left > 0):
             kept.append(seg)
-            left -= size
-            if left < 0:
-                left = 0
+            left = max(left - size, 0)
             continue
-        if left:
+        if left and "t" in seg:
             kept.append({**seg, "t": seg["t"][:left]})
-        return kept, size - left + sum(_size(s) for s in run[k + 1:])
-    return kept, 0
+            return kept, [{**seg, "t": seg["t"][left:]}] + run[k + 1:]
+        return kept, run[k:]
+    return kept, []
 
 
-def _tail(run: list[dict], n: int) -> tuple[list[dict], int]:
-    kept, dropped = _head([{**s, "t": s["t"][::-1]} if "t" in s else s for s in reversed(run)], n)
-    return [{**s, "t": s["t"][::-1]} if "t" in s else s for s in reversed(kept)], dropped
+def _flip(run: list[dict]) -> list[dict]:
+    return [{**s, "t": s["t"][::-1]} if "t" in s else s for s in reversed(run)]
+
+
+def _tail(run: list[dict], n: int) -> tuple[list[dict], list[dict]]:
+    """(the last `n` characters of the run, what comes before them)."""
+    kept, rest = _head(_flip(run), n)
+    return _flip(kept), _flip(rest)
+
+
+def _gap(segs: list[dict]) -> list[dict]:
+    dropped = sum(map(_size, segs))
+    return [{"gap": dropped}] if dropped else []
 
 
 def _trim_row(segs: list[dict]) -> list[dict]:
     """A row cut to what a reviewer needs: the flagged spans with context, or the start of an unflagged row."""
-    anchors = [n for n, s in enumerate(segs) if s.get("k") and "t" in s]
-    if not anchors:
-        anchors = [n for n, s in enumerate(segs) if s.get("k")]
-    if not anchors:
-        kept, dropped = _head(segs, ROW_CHARS)
-        return kept + ([{"gap": dropped}] if dropped else [])
+    if not any(s.get("k") for s in segs):
+        kept, rest = _head(segs, ROW_CHARS)
+        return kept + _gap(rest)
     out: list[dict] = []
     run: list[dict] = []
     first = True
@@ -292,24 +300,21 @@ def _trim_row(segs: list[dict]) -> list[dict]:
     def flush(last: bool) -> None:
         nonlocal run, first
         if first and not last:
-            kept, dropped = _tail(run, CONTEXT_CHARS)
-            out.extend(([{"gap": dropped}] if dropped else []) + kept)
+            kept, before = _tail(run, CONTEXT_CHARS)
+            out.extend(_gap(before) + kept)
         elif last:
-            kept, dropped = _head(run, CONTEXT_CHARS)
-            out.extend(kept + ([{"gap": dropped}] if dropped else []))
-        elif sum(map(_size, run)) > 2 * CONTEXT_CHARS:
-            head, _ = _head(run, CONTEXT_CHARS)
-            tail, _ = _tail(run, CONTEXT_CHARS)
-            middle = sum(map(_size, run)) - sum(map(_size, head)) - sum(map(_size, tail))
-            out.extend(head + ([{"gap": middle}] if middle > 0 else []) + tail)
+            kept, after = _head(run, CONTEXT_CHARS)
+            out.extend(kept + _gap(after))
         else:
-            out.extend(run)
+            head, rest = _head(run, CONTEXT_CHARS)
+            tail, middle = _tail(rest, CONTEXT_CHARS)
+            out.extend(head + _gap(middle) + tail)
         run, first = [], False
 
     for seg in segs:
-        if seg.get("k") and "t" in seg:
+        if seg.get("k"):                       # flagged text, or a datum inside flagged text: always kept
             flush(False)
-            if len(seg["t"]) > MARK_CHARS:
+            if "t" in seg and len(seg["t"]) > MARK_CHARS:
                 half = MARK_CHARS // 2
                 out.extend([{**seg, "t": seg["t"][:half]}, {"gap": len(seg["t"]) - 2 * half},
                             {**seg, "t": seg["t"][-half:]}])
