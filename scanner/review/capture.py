@@ -90,8 +90,12 @@ class ReviewCapture:
     def capture(self, doc: Document, findings: list[Finding]) -> dict | None:
         if not any(f.kind == "injection" for f in findings):
             return None
-        sensitive = [f for f in findings if f.kind in SENSITIVE_KINDS] + self._sensitive_not_scanned(doc)
-        return capture_view(doc, findings, sensitive)
+        # One file's view must not stop the scan of the others: a failure is said on the page, not raised.
+        try:
+            sensitive = [f for f in findings if f.kind in SENSITIVE_KINDS] + self._sensitive_not_scanned(doc)
+            return capture_view(doc, findings, sensitive)
+        except Exception as exc:  # noqa: BLE001 - the page names the failure; the type only (no fixture text)
+            return {"error": type(exc).__name__}
 
 
 # ------------------------------------------------------------------------------------------------ masking

@@ -431,6 +431,9 @@ def _views(x: _File, marks: _Marks) -> str:
     if view is None:
         return ('<p class="none">The scan kept no view of this file (the page is rendered from a scan run with '
                 "review=True, as scan --format html and check do).</p>")
+    if view.get("error"):
+        return (f'<p class="warn">The view of this file could not be built ({html(view["error"])}); its findings '
+                "are listed above.</p>")
     skipped = view.get("skipped") or {}
     note = ""
     if skipped:
