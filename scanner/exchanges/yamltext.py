@@ -354,7 +354,7 @@ def _block_pieces(text: str, i: int, end: int, indent: int, folded: bool, chompi
     k, breaks, col = breaks_from(i)
     pending_start = i
     line_break = ""
-    tail_start = k
+    tail_start = i                  # with no content line, the kept breaks are the whole block
     while col == indent and k < end:
         if breaks:
             b.escape("".join(breaks), pending_start, k - pending_start)
@@ -385,7 +385,9 @@ def _block_pieces(text: str, i: int, end: int, indent: int, folded: bool, chompi
     if chomping is True:
         tail += "".join(breaks)
     if tail:
-        b.escape(tail, tail_start, max(end - tail_start, 1))
+        if end <= tail_start:
+            return None
+        b.escape(tail, tail_start, end - tail_start)
     return b
 
 

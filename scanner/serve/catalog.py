@@ -142,7 +142,8 @@ _URL_FIELD = {"envelope": "url", "har": "url", "vcr": "uri", "nock": "scope and 
 
 
 def _where(ex: Exchange, several: bool) -> str:
-    """How a message names the exchange: `request` in our envelope, `log.entries[2].request` in a HAR…"""
+    """How a message names the exchange (`log.entries[2]` in a HAR, `interactions[0]` in a cassette), as a
+    prefix of a field name: "" for a lone envelope, whose fields are `request.url`, `response.status`…"""
     if ex.format == "har":
         return f"log.entries[{ex.index}]."
     if ex.format == "vcr":
@@ -162,7 +163,7 @@ def _fixture(rel: str, path: str, provider: str, ex: Exchange, several: bool) ->
         _fail(rel, f"{at}request.{_URL_FIELD[ex.format]} is missing")
     _check_headers(rel, f"{at}request", request)
     if ex.problems:
-        _fail(rel, f"{at}{ex.problems[0]}")
+        _fail(rel, f"{at}{ex.problems[0]}" if at else ex.problems[0])
     parts = urlsplit(url)
     route = normalise_path(parts.path)
     try:
@@ -176,7 +177,7 @@ def _fixture(rel: str, path: str, provider: str, ex: Exchange, several: bool) ->
     if response is None:
         error = ex.error
         if ex.format != "envelope":
-            _fail(rel, f"{at}no response was recorded: only our envelope's timeout "
+            _fail(rel, f"{at.rstrip('.')}: no response was recorded: only our envelope's timeout "
                        '({"response": null, "error": {"type": "timeout"}}) is served without one')
         if not isinstance(error, dict) or error.get("type") != "timeout":
             _fail(rel, f'{at}response is null but error.type is not "timeout"')
