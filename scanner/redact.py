@@ -212,8 +212,13 @@ class Redactor:
         size = path.stat().st_size
         already_truncated = bool(entry and entry.get("truncated"))
         if size > LARGE_BODY_BYTES and not already_truncated and doc.kind != "pdf":
-            fp.truncate_at = _truncation_point(doc, root, rel)
-            fp.truncate = fp.truncate_at is not None and fp.truncate_at < len(doc.text)
+            if doc.kind == "http" and rel.lower().endswith((".yaml", ".yml")):
+                # Cutting a body inside a YAML scalar (often gzip inside !!binary) is not done here.
+                fp.warnings.append(f"over {LARGE_BODY_BYTES // 1024} KB: a YAML cassette is not truncated by redact; "
+                                   "cut its largest body when recording, or mark it truncated by hand")
+            else:
+                fp.truncate_at = _truncation_point(doc, root, rel)
+                fp.truncate = fp.truncate_at is not None and fp.truncate_at < len(doc.text)
         if fp.changes:
             fp.new_text = _apply(doc, fp.redactions, fp.truncate_at if fp.truncate else None, fp.bodies)
             if doc.kind == "http" and not fp.truncate:

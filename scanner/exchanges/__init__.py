@@ -79,8 +79,10 @@ def parse_bytes(data: bytes, path: str) -> Parsed:
 
 
 def _first_line(exc: Exception) -> str:
+    """The parser's message in one line, any character a terminal could act on escaped (it may quote the file)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return "; ".join(lines[:3]) if lines else type(exc).__name__
+    text = "; ".join(lines[:3]) if lines else type(exc).__name__
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)[:300]
 
 
 def _jsonish(value, leaf):
