@@ -236,3 +236,54 @@ def test_real_polly_and_nock_recordings_are_redacted(tmp_path):
     nock = json.loads((root / "p" / "filtered_by_id_requests.json").read_text())
     assert nock[0]["headers"]["set-cookie"] == ["REDACTED", "REDACTED"]
     shutil.rmtree(root)
+
+
+def _redact_one(tmp_path: Path, name: str, content: str) -> Path:
+    root = tmp_path / "tree"
+    (root / "acme" / "fetch").mkdir(parents=True)
+    path = root / "acme" / "fetch" / name
+    path.write_text(content, encoding="utf-8")
+    plan = Redactor().plan([root])
+    assert plan.files and not plan.files[0].unredactable, [fp.unredactable for fp in plan.files]
+    Redactor().write(plan)
+    assert [Path(w).name for w in plan.written] == [name]
+    return path
+
+
+def test_polly_6_base64_chunks_of_a_gzip_body_are_rewritten_as_one_chunk(tmp_path):
+    import base64
+    import gzip
+
+    page = gzip.compress(b"<html><body><p>Escribe a carla.nunez.ibarra@gmail.com</p></body></html>", mtime=0)
+    chunks = [base64.b64encode(page[:17]).decode(), base64.b64encode(page[17:]).decode()]
+    har = {"log": {"creator": {"name": "Polly.JS", "version": "6.0.6"}, "entries": [{
+        "request": {"method": "GET", "url": "https://acme.mx/", "headers": []},
+        "response": {"status": 200, "headers": [{"name": "content-encoding", "value": "gzip"},
+                                                {"name": "content-type", "value": "text/html"}],
+                     "content": {"mimeType": "text/html", "encoding": "base64", "text": json.dumps(chunks)}},
+        "startedDateTime": "2026-10-02T14:11:09Z"}]}}
+    path = _redact_one(tmp_path, "page.har", json.dumps(har, indent=2))
+    content = json.loads(path.read_text())["log"]["entries"][0]["response"]["content"]
+    (chunk,) = json.loads(content["text"])
+    assert content["encoding"] == "base64"
+    assert gzip.decompress(base64.b64decode(chunk)) == \
+        b"<html><body><p>Escribe a redacted@example.test</p></body></html>"
+
+
+def test_ruby_vcr_base64_string_bodies_are_rewritten_in_place(tmp_path):
+    import base64
+
+    body = base64.b64encode("<p>Contacto: hugo.pena.salas@hotmail.com</p>".encode()).decode()
+    cassette = ("---\nhttp_interactions:\n- request:\n    method: get\n    uri: https://acme.mx/contacto\n"
+                "    body:\n      encoding: US-ASCII\n      string: ''\n    headers:\n      Cookie:\n"
+                "      - sid=9d8f7a6b5c4e3d2f1a0b9c8d7e6f5a4b\n  response:\n    status:\n      code: 200\n"
+                "      message: OK\n    headers:\n      Content-Type:\n      - text/html\n    body:\n"
+                f"      encoding: ASCII-8BIT\n      base64_string: {body}\n"
+                "  recorded_at: Sun, 01 Mar 2026 09:30:01 GMT\nrecorded_with: VCR 6.2.0\n")
+    path = _redact_one(tmp_path, "contacto.yml", cassette)
+    data = yaml.safe_load(path.read_text())
+    interaction = data["http_interactions"][0]
+    assert interaction["request"]["headers"]["Cookie"] == ["REDACTED"]
+    assert base64.b64decode(interaction["response"]["body"]["base64_string"]) == \
+        b"<p>Contacto: redacted@example.test</p>"
+    assert path.read_text().count("\n") == cassette.count("\n")        # a one-line scalar stays one line
