@@ -30,7 +30,7 @@ from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_t
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR, unsafe_reason
 from scanner.loaders import load_bytes, load_path
-from scanner.redact_edits import BodyPlan, apply_edits, length_edits, map_back, plan_edits
+from scanner.redact_edits import BodyPlan, apply_edits, length_edits, map_back, plan_edits, same_recording
 from scanner.spans import SpanError, apply_span, normalise_ws, parse_span
 from scanner.units import Channel, Document, LoadError
 
@@ -342,7 +342,7 @@ class Redactor:
             except ValueError as exc:
                 return f"redacted file would not be valid JSON ({exc}); not written"
         if doc.kind == "http":
-            problem = _same_recording(doc, new_bytes, fp.path)
+            problem = same_recording(doc, new_bytes, fp.path)
             if problem:
                 return problem
         try:
@@ -432,51 +432,6 @@ def _non_overlapping(findings: list[Finding]) -> list[Redaction]:
         if out and f.start < out[-1].end:
             continue
         out.append(Redaction(f.start, f.end, f.entity or "", f.extra["replacement"], f.rule_id))
-    return out
-
-
-def apply_replacements(text: str, redactions: list[Redaction]) -> str:
-    """The text with each redaction's span replaced (redactions sorted, not overlapping)."""
-    pieces, pos = [], 0
-    for r in redactions:
-        pieces.append(text[pos:r.start])
-        pieces.append(r.replacement)
-        pos = r.end
-    pieces.append(text[pos:])
-    return "".join(pieces)
-
-
-def _same_recording(doc: Document, new_bytes: bytes, path: str) -> str | None:
-    """A rewritten recording must read back as the same recording: same format, same exchanges, the same
-    places (a YAML scalar that became a list would move a header value out of its header)."""
-    from scanner.exchanges import RecordingError, parse_text
-
-    try:
-        old = parse_text(doc.text, path)
-        new = parse_text(new_bytes.decode(doc.encoding or "utf-8"), path)
-    except (RecordingError, UnicodeDecodeError) as exc:
-        return f"redacted file would not read back as a recording ({exc}); not written"
-    if old.recording is None:
-        return None
-    if new.recording is None or new.recording.format != old.recording.format or \
-            len(new.recording.exchanges) != len(old.recording.exchanges):
-        return "redacted file would not read back as the same recording; not written"
-    if _places(old) != _places(new):
-        return "redacted file would change the structure of the recording; not written"
-    return None
-
-
-def _places(parsed) -> set:
-    """What each part of the exchanges is and where, and in YAML every scalar's pointer (a number that becomes
-    the string "REDACTED" in JSON is a datum's place, not a change of structure)."""
-    source = parsed.source
-    source.strings()
-    out = {(p, "scalar") for p in source.scalars}
-    for ex in parsed.recording.exchanges:
-        for msg in (ex.request, ex.response):
-            if msg is not None:
-                out |= {(h.name.lower(), h.value_at) for h in msg.headers}
-                out.add(("body", msg.body.at, msg.body.transfer, msg.body.yaml_binary))
     return out
 
 

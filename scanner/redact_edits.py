@@ -12,6 +12,9 @@ they are (inside a JSON string, a quoted YAML scalar, an HTML text). Three cases
 - **Length fields**: a `Content-Length` header, HAR `content.size` / `bodySize`, that stated a body's length
   (stored or decoded) before a redaction changed it now state the new one. A length that was already wrong is
   left as it was (never invented).
+
+`same_recording` is the check before writing: the new file reads back as the same recording (format,
+exchanges, the place of every header and body, every YAML scalar where it was).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from scanner.exchanges import RecordingError, parse_text
 from scanner.exchanges.bodies import BodyError, compress, encode_transfer
 
 _YAML_INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
@@ -47,6 +51,17 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
         pieces.append(text[pos:e.start])
         pieces.append(e.text)
         pos = e.end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def apply_replacements(text: str, redactions) -> str:
+    """The text with each redaction's span replaced (redactions sorted, not overlapping)."""
+    pieces, pos = [], 0
+    for r in redactions:
+        pieces.append(text[pos:r.start])
+        pieces.append(r.replacement)
+        pos = r.end
     pieces.append(text[pos:])
     return "".join(pieces)
 
@@ -86,8 +101,6 @@ def _is_yaml(doc) -> bool:
 # --- YAML scalars ----------------------------------------------------------------------------------------------
 
 def _source(text: str, path: str):
-    from scanner.exchanges import parse_text
-
     source = parse_text(text, path).source
     source.strings()
     return source
@@ -198,8 +211,6 @@ def _double_quoted(value: str) -> str:
 # --- encoded bodies --------------------------------------------------------------------------------------------
 
 def _body_edit(doc, plan: BodyPlan) -> Edit:
-    from scanner.redact import apply_replacements
-
     region = plan.region
     new_text = apply_replacements(region.text, plan.redactions)
     data = new_text.encode(region.charset or "utf-8")
@@ -229,12 +240,44 @@ def _yaml_block(text: str, region, b64: str) -> str:
     return header + newline + newline.join(indent + line for line in lines) + (tail or newline)
 
 
+# --- the rewritten file is the same recording -----------------------------------------------------------------
+
+def same_recording(doc, new_bytes: bytes, path: str) -> str | None:
+    """A rewritten recording must read back as the same recording: same format, same exchanges, the same
+    places (a YAML scalar that became a list would move a header value out of its header)."""
+    try:
+        old = parse_text(doc.text, path)
+        new = parse_text(new_bytes.decode(doc.encoding or "utf-8"), path)
+    except (RecordingError, UnicodeDecodeError) as exc:
+        return f"redacted file would not read back as a recording ({exc}); not written"
+    if old.recording is None:
+        return None
+    if new.recording is None or new.recording.format != old.recording.format or \
+            len(new.recording.exchanges) != len(old.recording.exchanges):
+        return "redacted file would not read back as the same recording; not written"
+    if _places(old) != _places(new):
+        return "redacted file would change the structure of the recording; not written"
+    return None
+
+
+def _places(parsed) -> set:
+    """What each part of the exchanges is and where, and in YAML every scalar's pointer (a number that becomes
+    the string "REDACTED" in JSON is a datum's place, not a change of structure)."""
+    source = parsed.source
+    source.strings()
+    out = {(p, "scalar") for p in source.scalars}
+    for ex in parsed.recording.exchanges:
+        for msg in (ex.request, ex.response):
+            if msg is not None:
+                out |= {(h.name.lower(), h.value_at) for h in msg.headers}
+                out.add(("body", msg.body.at, msg.body.transfer, msg.body.yaml_binary))
+    return out
+
+
 # --- length fields ---------------------------------------------------------------------------------------------
 
 def length_edits(old_text: str, new_text: str, path: str) -> list[Edit]:
     """Edits of `new_text` that make the length fields of changed bodies state their new lengths."""
-    from scanner.exchanges import RecordingError, parse_text
-
     try:
         old, new = parse_text(old_text, path), parse_text(new_text, path)
     except RecordingError:

@@ -211,7 +211,7 @@ def test_a_plain_scalar_that_cannot_hold_the_replacement_is_quoted_alone():
 
 def test_a_redaction_that_cannot_keep_the_recording_is_not_written(tmp_path):
     """Fail closed: a rewritten file that would not read back as the same recording is reported, never written."""
-    from scanner.redact import _same_recording
+    from scanner.redact_edits import same_recording as _same_recording
 
     text = (DATA / "written" / "nock.json").read_text()
     doc = load_path(DATA / "written" / "nock.json")
