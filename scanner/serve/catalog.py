@@ -2,8 +2,9 @@
 
 Every file under `<root>/<provider>/` must be a recording `scanner.exchanges` reads (README, "Fixture formats":
 our envelope, HAR, a VCR.py cassette, nock's recorder output); a file of several exchanges (a cassette, a HAR)
-is several fixtures, `<path>#<index>`. A recorded 429, 5xx or timeout is a *scenario* fixture: it is served only when a scenario asks for it (its
-request usually repeats a real case's query, so matching it by key would shadow the real answer). Every
+is several fixtures, `<path>#<index>`. A recorded 429, 5xx or timeout is a *scenario* fixture: it is served
+only when a scenario asks for it (its request usually repeats a real case's query, so matching it by key would
+shadow the real answer). Every
 other exchange is an *answer*, found by its key (`scanner.serve.matching`). A file that cannot be served,
 or two answers the server could not tell apart, stop the start-up with the file named (`ServeError`).
 """
