@@ -13,7 +13,7 @@ from pathlib import Path
 from scanner import TOOL_NAME, __version__
 from scanner.budget import Budget
 from scanner.findings import SEVERITY_ORDER, Finding
-from scanner.loaders import HTML_EXT, SCANNABLE_EXT, check_file, iter_files, load_path
+from scanner.loaders import HTML_EXT, check_file, is_scannable, iter_files, load_path
 from scanner.units import Document, LoadError
 
 ALL_KINDS = ("injection", "secret", "pii")
@@ -77,7 +77,7 @@ def collect_targets(paths: list[Path]) -> list[Target]:
     for root in paths:
         if root.is_dir():
             for f in iter_files([root]):
-                if f.suffix.lower() in SCANNABLE_EXT:
+                if is_scannable(f):
                     targets.append(Target(f, f.relative_to(root).as_posix(), root))
         else:
             targets.append(Target(root, root.as_posix(), Path(".")))
