@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from scanner.loaders import css as _css
-from scanner.loaders.html_tokens import _ATTR_RE, COMMENT, END, RAWTEXT, RCDATA, START, TEXT, VOID, scan
+from scanner.loaders.html_tokens import COMMENT, END, RAWTEXT, RCDATA, START, TEXT, VOID, read_attrs, scan
 from scanner.offsetmap import IdentityMap, OffsetMap, PieceBuilder
 from scanner.sourcetext import decode_bytes
 from scanner.units import Channel, Document, TextUnit
@@ -101,6 +101,11 @@ def sniff_charset(data: bytes) -> str | None:
     return (m.group(1) or m.group(2)).decode("ascii", "replace")
 
 
+# The same few references (&amp; &nbsp; &quot; &#39; …) fill most pages: each is decoded once per process.
+_CHARREF_MEMO: dict[str, str] = {}
+_CHARREF_MEMO_MAX = 4096
+
+
 def decode_charrefs(source: str, start: int, end: int) -> tuple[str, OffsetMap]:
     """Text of source[start:end] with character references decoded, and its map back to the source."""
     if "&" not in source[start:end] if end - start < 4096 else source.find("&", start, end) < 0:
@@ -109,7 +114,11 @@ def decode_charrefs(source: str, start: int, end: int) -> tuple[str, OffsetMap]:
     pos = start
     for m in _CHARREF.finditer(source, start, end):
         ref = m.group(0)
-        decoded = _html.unescape(ref)
+        decoded = _CHARREF_MEMO.get(ref)
+        if decoded is None:
+            decoded = _html.unescape(ref)
+            if len(_CHARREF_MEMO) < _CHARREF_MEMO_MAX:
+                _CHARREF_MEMO[ref] = decoded
         if decoded == ref:
             continue
         b.literal(source[pos:m.start()], pos)
@@ -160,7 +169,6 @@ def _build_units(doc: Document, text: str, base_map, container: str) -> None:
     too_deep = False
     identity = IdentityMap
     unescape = _html.unescape
-    attr_iter = _ATTR_RE.finditer
     visible = Channel.VISIBLE_TEXT
     attribute_channel, link_channel = Channel.ATTRIBUTE, Channel.LINK
 
@@ -208,23 +216,10 @@ def _build_units(doc: Document, text: str, base_map, container: str) -> None:
                 if at is not None:
                     close_from(at)
             parent = stack[-1] if stack else None
-            attrs: dict[str, str] = {}
-            wanted = None
             if tok[5] > tok[4]:
-                for m in attr_iter(text, tok[4], tok[5]):
-                    name = m.group(1).lower()
-                    if name in attrs:       # HTML5: a repeated attribute is dropped
-                        continue
-                    k = m.lastindex
-                    if k == 1:
-                        attrs[name] = ""
-                        continue
-                    value = m.group(k)
-                    attrs[name] = unescape(value) if "&" in value else value
-                    if name in _UNIT_ATTRIBUTES or name.startswith("data-"):
-                        if wanted is None:
-                            wanted = []
-                        wanted.append((name, m.start(k), m.end(k)))
+                attrs, wanted = read_attrs(text, tok[4], tok[5], _UNIT_ATTRIBUTES, unescape)
+            else:
+                attrs, wanted = {}, None
             context = parent.context if parent else ""
             if not context and tag in _CONTEXTS:
                 context = tag
