@@ -119,9 +119,11 @@ def parse_attrs(text: str, start: int, end: int) -> list[Attr]:
 
 # The attribute source of a start tag is a run of loop iterations (see _MARKUP): this pattern matches one per
 # match, so consecutive matches tile it and a value's offset is the sum of the lengths before it. Groups: the
-# separator, the name, the '=' with its spaces, then the double-quoted, single-quoted or unquoted value.
-_ATTR_TILE = re.compile(r"""([\t\n\f\r /]*+)([^\t\n\f\r />][^\t\n\f\r /=>]*+)
-    (?:([\t\n\f\r ]*+=[\t\n\f\r ]*+)(?:"([^"]*+)"|'([^']*+)'|([^\t\n\f\r >]++)))?""", re.X)
+# separator, the name, the '=' with its spaces, then the double-quoted, single-quoted or unquoted value. The
+# name is optional so that a trailing run of separators is one (nameless) match: were it required, a search
+# would rescan that run from each of its positions (quadratic on `<a` + 100,000 spaces + `>`).
+_ATTR_TILE = re.compile(r"""([\t\n\f\r /]*+)(?:([^\t\n\f\r />][^\t\n\f\r /=>]*+)
+    (?:([\t\n\f\r ]*+=[\t\n\f\r ]*+)(?:"([^"]*+)"|'([^']*+)'|([^\t\n\f\r >]++)))?)?""", re.X)
 
 
 def read_attrs(text: str, start: int, end: int, wanted, unescape) -> tuple[dict[str, str], list | None]:
@@ -133,6 +135,8 @@ def read_attrs(text: str, start: int, end: int, wanted, unescape) -> tuple[dict[
     spans = None
     p = start
     for sep, name, eq, dq, sq, uq in _ATTR_TILE.findall(text, start, end):
+        if not name:            # the separators after the last attribute (or an empty match at the end)
+            continue
         p += len(sep) + len(name)
         name = name.lower()
         if not eq:
