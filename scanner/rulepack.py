@@ -267,8 +267,38 @@ def load_rule(path: Path, predicates: set[str], signals: set[str]) -> Rule:
     return rule
 
 
+THRESHOLDS_FILE = "model-thresholds.yaml"
+
+
 def rule_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.rglob("*.y*ml") if p.name != "lexicon.yaml" and p.suffix in (".yaml", ".yml"))
+    return sorted(p for p in directory.rglob("*.y*ml")
+                  if p.name not in ("lexicon.yaml", THRESHOLDS_FILE) and p.suffix in (".yaml", ".yml"))
+
+
+class ThresholdOverrides(_Strict):
+    """`model-thresholds.yaml` in an extra rule pack: new thresholds for learned rules, by rule id."""
+    rules: dict[str, dict[str, float]]
+
+
+def _apply_threshold_overrides(path: Path, rules: list[Rule]) -> list[Rule]:
+    try:
+        overrides = ThresholdOverrides.model_validate(load_yaml(path))
+    except ValidationError as exc:
+        raise RuleError(_validation_message(path, exc)) from None
+    by_id = {r.id: r for r in rules}
+    for rule_id, thresholds in overrides.rules.items():
+        rule = by_id.get(rule_id)
+        if rule is None or rule.match.model is None:
+            raise RuleError(f"{path}: {rule_id} is not a learned rule of this scan")
+        merged = {**rule.match.model.thresholds, **thresholds}
+        try:
+            spec = ModelSpec.model_validate({**rule.match.model.model_dump(), "thresholds": merged})
+        except ValidationError as exc:
+            raise RuleError(_validation_message(path, exc)) from None
+        new = rule.model_copy(update={"match": rule.match.model_copy(update={"model": spec})})
+        new.source = rule.source
+        by_id[rule_id] = new
+    return [by_id[r.id] for r in rules]
 
 
 @lru_cache(maxsize=8)
@@ -292,4 +322,7 @@ def load_pack(directories: tuple[Path, ...] = (BUILTIN_RULES / "injection",)):
                 raise RuleError(f"{path}: rule id {rule.id} is already used by {seen[rule.id]}")
             seen[rule.id] = str(path)
             rules.append(rule)
+    for directory in directories[1:]:
+        if (directory / THRESHOLDS_FILE).is_file():
+            rules = _apply_threshold_overrides(directory / THRESHOLDS_FILE, rules)
     return lexicon, tuple(rules)

@@ -160,7 +160,8 @@ def build_blocks(doc: Document, units: list) -> list[Block]:
 
 
 class InjectionScanner:
-    def __init__(self, rule_dirs: tuple | None = None):
+    def __init__(self, rule_dirs: tuple | None = None, learned: bool = True):
+        """`learned=False`: the lexicon rules only (training and measuring the learned rule need that)."""
         lexicon, rules = load_pack(rule_dirs) if rule_dirs else load_pack()
         self.lexicon = CompiledLexicon(lexicon)
         self.rules: tuple[Rule, ...] = tuple(r for r in rules if r.kind == "injection")
@@ -169,9 +170,10 @@ class InjectionScanner:
         self.learned: list = []                # model rules (scanner/injection/learned.py), beside the lexicon
         for rule in self.rules:
             if rule.match.model is not None:
-                from scanner.injection.learned import LearnedRule
+                if learned:
+                    from scanner.injection.learned import LearnedRule
 
-                self.learned.append(LearnedRule(rule))
+                    self.learned.append(LearnedRule(rule))
                 continue
             if rule.match.scope == "block":
                 self.block_rules.append(rule)

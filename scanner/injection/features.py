@@ -9,9 +9,9 @@ trained on are the features it is scored on, by construction: there is no second
 - Character n-grams of 3 to 5 code points (across word boundaries) and word unigrams and bigrams (a word is
   a run of letters, digits or `_`), hashed into 2**18 buckets with a fixed polynomial hash over the code
   points (odd multiplier, arithmetic modulo 2**64, then a multiplicative mix): the same on every machine and
-  in every process — never Python's salted `hash()`. A text's n-gram counts are divided by its number of
-  n-grams (L1 norm, the mean of its n-grams as in fastText), so a long text does not outweigh a short one and
-  no sort is needed at scan time.
+  in every process — never Python's salted `hash()`. A text's n-gram counts are divided by the square root
+  of its number of n-grams — the L2 norm the bag would have if no n-gram repeated, computed without the sort
+  that exact distinct counts would need at scan time — so a long text does not outweigh a short one.
 - Structural cues (`CUES`): named regular expressions for what transfers across attack families — the text
   addresses an AI, refers to earlier instructions, tells the reader to ignore, sets up role-play, carries chat
   template tokens, steers the reply, asks for secrecy, or beacons data out — in English and Spanish. Each
@@ -69,6 +69,15 @@ CUES: dict[str, str] = {
                  r"model|llm|agent|language model|chatbot)s?\b|\b(?:nota|aviso|mensaje|instrucciones|atencion|indicaciones)"
                  r" (?:\w+ )?(?:para|al|a) (?:el |la |los |las |cualquier |todo |toda )?(?:asistente|ia|modelo|herramientas? "
                  r"de (?:ia|inteligencia artificial)|inteligencia artificial|agente|sistemas? de ia)",
+    "imperative_open": r"(?:^|[.!?:;\n]\s*|^\s*)(?:write|tell|give|list|provide|show|explain|describe|recommend|suggest|"
+                       r"translate|summari[sz]e|analy[sz]e|create|generate|compose|find|help|say|print|output|repeat|"
+                       r"answer|respond|reply|act|pretend|imagine|include|add|insert|send|visit|delete|remember|"
+                       r"escribe|dime|dile|dame|enumera|proporciona|muestra|explica|recomienda|sugiere|traduce|"
+                       r"resume|analiza|crea|genera|redacta|busca|ayudame|imprime|repite|responde|contesta|actua|"
+                       r"finge|imagina|incluye|agrega|envia|visita|borra|recuerda|presenta|asegura|afirma)\b",
+    "request_to_reader": r"\b(?:can you|could you|would you|i want you to|i need you to|help me|show me|tell me|give me|"
+                         r"puedes|podrias|quiero que|necesito que|ayudame|muestrame|you must|you should|you will|"
+                         r"debes|tienes que|deberas)\b",
     "verify_claim": r"\b(?:present (?:it|this) as|treat (?:it|this) as|as (?:a )?confirmed fact|do not (?:verify|check|"
                     r"question|contrast)|presentala como|presentalo como|tratala como|tratalo como|hecho confirmado|"
                     r"no (?:la |lo )?(?:contrastes|verifiques|cuestiones|compares)|sin verificar)\b",
@@ -199,7 +208,7 @@ def featurize(prepared: list[str]) -> Batch:
     counts = np.bincount(rows, minlength=len(prepared)).astype(np.float64)
     scale = np.zeros(len(prepared))
     nz = counts > 0
-    scale[nz] = 1.0 / counts[nz]
+    scale[nz] = 1.0 / np.sqrt(counts[nz])
     values = scale[rows]
     cue_rows, cue_cols = [], []
     for i, found in enumerate(cues_of(prepared)):

@@ -152,13 +152,20 @@ def covered_units(win: Window) -> list[int]:
 class LearnedRule:
     """Runs one model rule over a document."""
 
-    def __init__(self, rule):
+    def __init__(self, rule, load: bool = True):
         self.rule = rule
         spec = rule.match.model
         self.spec = spec
         self.channels = frozenset(rule.match.channels)
         self.path = spec.resolved_file(rule.source)
         self._model: M.Model | None = None
+        try:                                  # a missing or stale model stops the scan before it starts
+            if load:
+                self._model = M.load_model(self.path)
+        except M.ModelError as exc:
+            from scanner.rulepack import RuleError
+
+            raise RuleError(f"{rule.source}: {exc}") from None
         self.logit = {g: M.logit(t) for g, t in spec.thresholds.items()}
         self.gate = frozenset(spec.gate)
         self.gate_cues = frozenset(spec.gate_cues)

@@ -30,7 +30,7 @@ from scanner.injection import model as M
 from scanner.training import sources as S
 
 SEED = 13
-C = 20.0                       # inverse regularisation (features are L1-normalised: weights need room)
+C = 1.0                        # inverse regularisation, chosen on held-out sources (see MODEL_CARD.md)
 POSITIVE_WEIGHT = 8.0          # positives are few against ~10^5 benign windows
 MODEL_FILE = S.REPO / "scanner" / "rules" / "injection" / "model" / "injection-lr.bin"
 RULE_FILE = S.REPO / "scanner" / "rules" / "injection" / "INJ015-learned-detector.yaml"
@@ -52,7 +52,7 @@ def learned_rule():
 
     from scanner.injection.predicates import PREDICATES
 
-    return LearnedRule(load_rule(RULE_FILE, set(PREDICATES), set()))
+    return LearnedRule(load_rule(RULE_FILE, set(PREDICATES), set()), load=False)
 
 
 def text_rows(t: S.Text, weight: float = 1.0) -> list[Row]:
@@ -93,8 +93,7 @@ def corpus_rows(rule) -> list[Row]:
     from scanner.loaders import load_bytes
     from scanner.rulepack import load_pack
 
-    lexicon_only = InjectionScanner()
-    lexicon_only.learned = []
+    lexicon_only = InjectionScanner(learned=False)
     rows = []
     for entry in read_entries(S.CORPUS):
         doc = load_bytes(entry_bytes(S.CORPUS, entry), f"{entry['id']}{EXT[entry['format']]}")
@@ -126,14 +125,36 @@ class Material:
         return Material(rows)
 
 
+SOURCE_WEIGHT = 150.0          # every attack source weighs the same in total: no source's style (Tensor Trust's
+                               # "access granted") becomes the model's idea of an attack
+TEMPLATE_WEIGHT = {1: 0.3, 0: 5.0}
+
+
+def attack_rows(texts) -> list[Row]:
+    """Rows of attack and benign-prompt texts: each attack source's texts share SOURCE_WEIGHT."""
+    from collections import Counter
+
+    n = Counter(t.source for t in texts if t.label == 1)
+    rows = []
+    for t in texts:
+        if t.source == "templates":
+            rows += text_rows(t, TEMPLATE_WEIGHT[t.label])
+        elif t.label == 1:
+            rows += text_rows(t, SOURCE_WEIGHT / n[t.source])
+        else:
+            rows += text_rows(t)
+    return rows
+
+
+def all_texts() -> list:
+    """Attack texts of ../shared, llm-guard's benign prompts, BIPIA's benign e-mails and the templates."""
+    from scanner.training.templates import template_texts
+
+    return S.attack_texts() + S.bipia_emails() + template_texts()
+
+
 def gather(rule, exclude_source: str | None = None) -> Material:
-    rows: list[Row] = []
-    for t in S.attack_texts():
-        if t.source == exclude_source:
-            continue
-        rows += text_rows(t)
-    for t in S.bipia_emails():
-        rows += text_rows(t)
+    rows = attack_rows([t for t in all_texts() if t.source != exclude_source])
     if exclude_source != "corpus":
         rows += corpus_rows(rule)
     rows += page_rows([p for p in S.benign_pages() if not S.held_apart(p)], rule)
@@ -169,27 +190,54 @@ def train_bytes(material: Material, seed: int = SEED, header: dict | None = None
     return M.dump_model(weights, bias, header or {})
 
 
+def write_thresholds(path: Path, thresholds: dict) -> None:
+    """Replace the `thresholds:` block of the rule YAML (comments and everything else kept)."""
+    import re
+
+    from scanner.atomic import atomic_write_text
+
+    text = path.read_text(encoding="utf-8")
+    block = "    thresholds:\n" + "".join(f"      {g}: {t}\n" for g, t in thresholds.items())
+    new, n = re.subn(r"    thresholds:\n(?:      [a-z_]+: [0-9.]+\n)+", lambda m: block, text)
+    if n != 1:
+        raise SystemExit(f"{path}: no thresholds block to update")
+    atomic_write_text(path, new)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds for the thresholds")
     args = parser.parse_args(argv)
     if not S.available():
         print(f"{S.TRAINING}: training material not found (../shared/training)", file=sys.stderr)
         return 2
+    from scanner.training import evaluate as E
+    from scanner.training.card import write_card
+
     rule = learned_rule()
     material = gather(rule)
     pos = sum(r.label for r in material.rows)
-    header = {"seed": args.seed, "C": C, "positive_weight": POSITIVE_WEIGHT, "solver": "liblinear",
-              "rows": len(material.rows), "positives": pos, "inputs": S.input_digests()}
+    print(f"{len(material.rows)} windows ({pos} injection); {args.folds}-fold cross-validation for the thresholds…",
+          flush=True)
+    oof = E.oof_scores(material, args.folds, args.seed)
+    thresholds = E.choose_thresholds(material, oof, set(rule.spec.gate), set(rule.spec.gate_cues))
+    cv = E.cv_summary(material, oof, thresholds, rule)
+    header = {"seed": args.seed, "C": C, "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
+              "solver": "liblinear", "rows": len(material.rows), "positives": pos, "inputs": S.input_digests()}
     data = train_bytes(material, args.seed, header)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     from scanner.atomic import atomic_write_bytes
 
     atomic_write_bytes(args.out, data)
-    print(f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}, "
-          f"{len(material.rows)} windows ({pos} injection)")
-    print(json.dumps(header["inputs"], indent=1))
+    if args.out == MODEL_FILE:
+        write_thresholds(RULE_FILE, thresholds)
+        write_card(MODEL_FILE.parent / "MODEL_CARD.md", header, thresholds, cv, len(data),
+                   hashlib.sha256(data).hexdigest())
+    print(f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
+    print("thresholds:", json.dumps(thresholds))
+    print(json.dumps(cv, indent=1))
     return 0
 
 
