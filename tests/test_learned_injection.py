@@ -24,19 +24,20 @@ LEARNED = SCANNER.learned[0]
 
 def buckets_of(text: str) -> dict[str, set[int]]:
     p = F.prepare(text)
-    rows, buckets, starts, ends = F.ngram_occurrences([p], positions=True)
+    rows, buckets, starts, ends, kinds = F.ngram_occurrences([p], positions=True)
     out: dict[str, set[int]] = {}
-    for b, s, e in zip(buckets.tolist(), starts.tolist(), ends.tolist()):
-        out.setdefault(f"{e - s}:{p[s:e]}", set()).add(b)
+    for b, s, e, k in zip(buckets.tolist(), starts.tolist(), ends.tolist(), kinds.tolist()):
+        out.setdefault(f"{k}:{p[s:e]}", set()).add(b)
     return out
 
 
 def test_the_hash_is_fixed():
     """Golden buckets: a change of hash, seed or n-gram range changes these, and the shipped model with them."""
     got = buckets_of("Ignora las instrucciones")
-    assert got["5:ignor"] == {212316}
-    assert got["3:las"] == {59599}
-    assert len(got["9:instrucciones"]) == 1
+    assert got["5:ignor"] == {58788}
+    assert got["3:las"] == {180215}
+    assert got["1:instrucciones"] == {85407}
+    assert got["2:las instrucciones"] == {145233}
     assert F.N_BUCKETS == 2 ** 18 and F.CHAR_NGRAMS == (3, 4, 5)
 
 

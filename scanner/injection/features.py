@@ -45,7 +45,8 @@ _WS = re.compile(r"\s+")
 # lookarounds, no backreferences.
 CUES: dict[str, str] = {
     "ai_addressee": r"\b(?:ai|a\.i\.|assistant|chatbot|llm|gpt|chatgpt|claude|gemini|copilot|bard|language model|"
-                    r"asistente|ia|inteligencia artificial|modelo de lenguaje|modelo|agente)\b",
+                    r"asistente|ia|inteligencia artificial|modelo de lenguaje|modelo|agente|agentes|automated agents?|ai agents?|"
+                    r"bots?|crawlers?|summari[sz]er|answer engines?)\b",
     "meta_instruction": r"\b(?:previous|prior|above|earlier|original|initial|system|preceding)\s+(?:instructions?|prompts?|"
                         r"rules|directions|guidelines|messages?|context)\b|\bsystem\s*prompt\b|\bprompt\b|"
                         r"\binstrucciones\s+(?:anteriores|previas|originales|del sistema)\b|\b(?:tus|sus)\s+instrucciones\b|"
@@ -65,10 +66,11 @@ CUES: dict[str, str] = {
                r"never (?:mention|reveal|tell))\b",
     "exfiltration": r"!\[[^\]\n]*\]\(\s*https?://|https?://\S+[?&]\S*=|\b(?:send|forward|exfiltrate|envia|manda)\b[^.\n]{0,60}"
                     r"\b(?:to|a)\s+(?:https?://|www\.|\S+@)",
-    "ai_notice": r"\b(?:note|notice|message|instructions?|attention|reminder) (?:to|for) (?:the |any |all )?(?:ai|assistant|"
-                 r"model|llm|agent|language model|chatbot)s?\b|\b(?:nota|aviso|mensaje|instrucciones|atencion|indicaciones)"
-                 r" (?:\w+ )?(?:para|al|a) (?:el |la |los |las |cualquier |todo |toda )?(?:asistente|ia|modelo|herramientas? "
-                 r"de (?:ia|inteligencia artificial)|inteligencia artificial|agente|sistemas? de ia)",
+    "ai_notice": r"\b(?:note|notice|message|instructions?|attention|reminder|memo) (?:to|for) (?:the |any |all )?(?:ai|"
+                 r"assistant|model|llm|agent|language model|chatbot|automated agent|ai tool|ai agent)s?\b[^.\n]{0,40}:|"
+                 r"\b(?:nota|aviso|mensaje|instrucciones|instruccion|atencion|indicaciones|indicacion|recordatorio) "
+                 r"(?:\w+ )?(?:para|al|a) (?:el |la |los |las |cualquier |todo |toda )?(?:asistente|ia|modelo|herramientas? "
+                 r"de (?:ia|inteligencia artificial)|inteligencia artificial|agente|sistemas? de ia)s?\b[^.\n]{0,40}:",
     "imperative_open": r"(?:^|[.!?:;\n]\s*|^\s*)(?:write|tell|give|list|provide|show|explain|describe|recommend|suggest|"
                        r"translate|summari[sz]e|analy[sz]e|create|generate|compose|find|help|say|print|output|repeat|"
                        r"answer|respond|reply|act|pretend|imagine|include|add|insert|send|visit|delete|remember|"
@@ -78,20 +80,36 @@ CUES: dict[str, str] = {
     "request_to_reader": r"\b(?:can you|could you|would you|i want you to|i need you to|help me|show me|tell me|give me|"
                          r"puedes|podrias|quiero que|necesito que|ayudame|muestrame|you must|you should|you will|"
                          r"debes|tienes que|deberas)\b",
+    "quoted_instruction": r"[\"«“'][^\"»”'\n]{0,60}\b(?:ignore|ignora|olvida|forget|disregard|omite|descarta|you are now|"
+                          r"eres ahora|act as|actua como)\b[^\"»”'\n]{0,120}[\"»”']",
+    "about_attacks": r"\b(?:attackers?|researchers?|hackers?|atacantes?|investigadores?|ciberdelincuentes|estafadores|"
+                     r"prompt injection|inyeccion de (?:instrucciones|prompts?)|jailbreak(?:s|ing)?|ataques?|attacks?|"
+                     r"vulnerabilidad|vulnerability|example of|ejemplo de|such as|como por ejemplo|frases como|"
+                     r"phrases like)\b",
+    "task_of_reader": r"\b(?:your (?:task|job|goal|role|purpose|objective|mission|summary|answer|reply|response)|"
+                      r"tu (?:tarea|trabajo|objetivo|mision|funcion|rol|resumen|respuesta)|you (?:were|have been) "
+                      r"(?:given|told|asked)|te (?:pidieron|encargaron|dieron|dijeron|pusieron)|recibiste|you received|"
+                      r"instead|en (?:lugar|vez) de|rather than|no longer|ya no eres|ya no es)\b",
+    "mentions_user": r"\b(?:the user|users?'s?|el usuario|al usuario|del usuario|los usuarios|the reader|el lector|"
+                     r"te pregunt\w*|asks? you|alguien te|someone asks)\b",
     "verify_claim": r"\b(?:present (?:it|this) as|treat (?:it|this) as|as (?:a )?confirmed fact|do not (?:verify|check|"
                     r"question|contrast)|presentala como|presentalo como|tratala como|tratalo como|hecho confirmado|"
                     r"no (?:la |lo )?(?:contrastes|verifiques|cuestiones|compares)|sin verificar)\b",
 }
 CUE_NAMES = tuple(CUES)
+# A cue's feature value. Larger than an n-gram's (at most 1) so that, under the same L2 penalty, the model can
+# lean on the cues — which transfer across attack families — more than on any dataset's wording.
+CUE_VALUE = 4.0
 N_FEATURES = N_BUCKETS + len(CUE_NAMES)
-_CUE_PATTERN = "|".join(f"(?P<{name}>{rx})" for name, rx in CUES.items())
-try:  # the same automaton as the prefilter's; the standard library's engine when google-re2 is missing
+try:  # the same linear-time engine as the prefilter's; the standard library's when google-re2 is missing
     import re2 as _re2  # type: ignore
 
-    _CUE_RX = _re2.compile(_CUE_PATTERN)
+    _ANY_CUE = _re2.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
 except Exception:  # pragma: no cover
-    _CUE_RX = re.compile(_CUE_PATTERN)
+    _ANY_CUE = re.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
+_CUE_RX = {name: re.compile(rx) for name, rx in CUES.items()}
 _SEP = "\x00"
+_CUE_SEP = "\n\x00"
 _MIN_WORD_CODE = 128     # every code point from here on counts as a letter (after folding, mostly letters)
 
 
@@ -129,14 +147,15 @@ def _mix(h: np.ndarray, seed: np.ndarray) -> np.ndarray:
 
 def ngram_occurrences(prepared: list[str], positions: bool = False):
     """Every n-gram occurrence of the batch: (text index, bucket) arrays, and with `positions` their (start,
-    end) in the joined batch string (texts separated by one NUL) — to explain a score."""
+    end) in the joined batch string (texts separated by one NUL) and kind (3–5: characters, 1: word, 2: word
+    pair) — to explain a score."""
     joined = _SEP.join(prepared)
     c = _codes(joined)
     n = len(c)
-    rows, buckets, starts, ends = [], [], [], []
+    rows, buckets, starts, ends, kinds = [], [], [], [], []
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return (empty, empty, empty, empty) if positions else (empty, empty)
+        return (empty, empty, empty, empty, empty) if positions else (empty, empty)
     nul = c == 0
     seg = np.cumsum(nul, dtype=np.int64)               # text index of each position (a NUL opens the next text)
     znul = np.concatenate(([0], np.cumsum(nul, dtype=np.int64)))
@@ -161,6 +180,7 @@ def ngram_occurrences(prepared: list[str], positions: bool = False):
             if positions:
                 starts.append(ok)
                 ends.append(ok + k)
+                kinds.append(np.full(len(ok), k))
         word = _is_word(c)
         edge = np.diff(np.concatenate(([0], word.astype(np.int8), [0])))
         ws = np.flatnonzero(edge == 1)
@@ -173,6 +193,7 @@ def ngram_occurrences(prepared: list[str], positions: bool = False):
             if positions:
                 starts.append(ws)
                 ends.append(we)
+                kinds.append(np.full(len(ws), 1))
             if len(ws) > 1:
                 same = np.flatnonzero(wseg[:-1] == wseg[1:])
                 bh = wh[same] * _P + (wh[same + 1] ^ _SEED_BIGRAM)
@@ -181,10 +202,11 @@ def ngram_occurrences(prepared: list[str], positions: bool = False):
                 if positions:
                     starts.append(ws[same])
                     ends.append(we[same + 1])
+                    kinds.append(np.full(len(same), 2))
     r = np.concatenate(rows)
     b = np.concatenate(buckets).astype(np.int64)
     if positions:
-        return r, b, np.concatenate(starts), np.concatenate(ends)
+        return r, b, np.concatenate(starts), np.concatenate(ends), np.concatenate(kinds)
     return r, b
 
 
@@ -193,11 +215,17 @@ def cues_of(prepared: list[str]) -> list[set[str]]:
     out: list[set[str]] = [set() for _ in prepared]
     if not prepared:
         return out
-    joined = _SEP.join(prepared)
-    bounds = np.cumsum([len(p) + 1 for p in prepared])
-    for m in _CUE_RX.finditer(joined):
-        i = int(np.searchsorted(bounds, m.start(), side="right"))
-        out[i].add(m.lastgroup)
+    # "\n\x00" between texts: every cue pattern stops at a line break or at a non-space, so no match runs from
+    # one text into the next (a batch scores each text as if alone); a match is the text's it starts in.
+    joined = _CUE_SEP.join(prepared)
+    starts = np.cumsum([0] + [len(p) + len(_CUE_SEP) for p in prepared[:-1]])
+    # One pass of all cues together finds the texts with any; each cue is then looked for on its own in those
+    # (one cue's match never hides another's).
+    hit = {int(np.searchsorted(starts, m.start(), side="right")) - 1 for m in _ANY_CUE.finditer(joined)}
+    for i in sorted(hit):
+        for name, rx in _CUE_RX.items():
+            if rx.search(prepared[i]):
+                out[i].add(name)
     return out
 
 
@@ -217,7 +245,7 @@ def featurize(prepared: list[str]) -> Batch:
             cue_cols.append(N_BUCKETS + CUE_NAMES.index(name))
     rows_all = np.concatenate((rows, np.asarray(cue_rows, dtype=np.int64)))
     cols_all = np.concatenate((buckets, np.asarray(cue_cols, dtype=np.int64)))
-    vals_all = np.concatenate((values, np.ones(len(cue_rows))))
+    vals_all = np.concatenate((values, np.full(len(cue_rows), CUE_VALUE)))
     return Batch(rows_all, cols_all, vals_all, len(prepared))
 
 

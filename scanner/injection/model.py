@@ -30,6 +30,7 @@ STRIDE = 160
 MIN_CHARS = 12
 MIN_WORDS = 3
 TOP_TERMS = 5
+BATCH_CHARS = 400_000
 _WORD = re.compile(r"\w+")
 
 
@@ -45,10 +46,21 @@ class Model:
     path: str = ""
 
     def scores(self, prepared: list[str]) -> np.ndarray:
-        """Logits (w·x + b) of prepared texts."""
+        """Logits (w·x + b) of prepared texts, in batches of at most BATCH_CHARS characters (memory stays
+        bounded whatever the document's size: each character costs about 100 bytes while its batch is scored)."""
         if not prepared:
             return np.zeros(0)
-        return F.linear_scores(F.featurize(prepared), self.weights, self.bias)
+        out = []
+        batch: list[str] = []
+        size = 0
+        for p in prepared:
+            if batch and size + len(p) > BATCH_CHARS:
+                out.append(F.linear_scores(F.featurize(batch), self.weights, self.bias))
+                batch, size = [], 0
+            batch.append(p)
+            size += len(p)
+        out.append(F.linear_scores(F.featurize(batch), self.weights, self.bias))
+        return np.concatenate(out)
 
 
 def dump_model(weights: np.ndarray, bias: float, header: dict) -> bytes:
@@ -128,10 +140,10 @@ def worth_scoring(prepared: str) -> bool:
 def explain(model: Model, prepared: str, k: int = TOP_TERMS) -> list[tuple[str, float]]:
     """The words (and word pairs) of a window that weighed most towards "injection": each character n-gram's
     share of the score goes to the word it starts in, a pair's to the pair. Positive shares only, largest first."""
-    rows, buckets, starts, ends = F.ngram_occurrences([prepared], positions=True)
+    rows, buckets, starts, ends, _ = F.ngram_occurrences([prepared], positions=True)
     if len(rows) == 0:
         return []
-    contrib = model.weights[buckets] / len(rows)
+    contrib = model.weights[buckets] / np.sqrt(len(rows))
     words = [(m.start(), m.end()) for m in _WORD.finditer(prepared)]
     if not words:
         return []

@@ -27,8 +27,11 @@ _COMMENT = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
 _TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
 _ATTR = re.compile(r"([^\s=/>\"']+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>]+))")
 _LD_BLOCK = re.compile(r"<script\b[^>]*ld\+json[^>]*>(.*?)</script", re.S | re.I)
-_FALLBACK = re.compile(r"<(noscript|template|svg|iframe|noembed|noframes)\b[^>]*>(.*?)</\1\s*>", re.S | re.I)
-_ANY_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*>|<!--.*?-->", re.S)
+_FALLBACK_OPEN = re.compile(r"<(noscript|template|svg|iframe|noembed|noframes)\b[^>]*>", re.I)
+_FALLBACK_CLOSE = {t: re.compile(rf"</{t}\s*>", re.I) for t in ("noscript", "template", "svg", "iframe", "noembed",
+                                                                 "noframes")}
+# An unclosed comment runs to the end (like the tokenizer's): the first one takes the rest, so this stays linear.
+_ANY_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*>|<!--.*?(?:-->|\Z)", re.S)
 _GROUP_OF_FALLBACK = {"noscript": "noscript", "iframe": "noscript", "noembed": "noscript", "noframes": "noscript",
                       "template": "template", "svg": "svg_text"}
 _GATE_CUES_RX: dict = {}
@@ -80,17 +83,23 @@ class ModelScreen:
                 if name in TEXT_ATTRIBUTES or name.startswith("data-") or name == "content":
                     value = a.group(2) if a.group(2) is not None else a.group(3) if a.group(3) is not None else a.group(4)
                     out.append(("meta" if tag == "meta" else "attribute", html.unescape(value)))
-        if "ld+json" in text[:len(text)].lower():
-            for m in _LD_BLOCK.finditer(text):
-                strings: list[str] = []
-                try:
-                    _json_strings(json.loads(m.group(1)), strings)
-                except ValueError:
-                    strings = [m.group(1)]
-                out.extend(("json_ld", s) for s in strings)
-        for m in _FALLBACK.finditer(body):
-            group = _GROUP_OF_FALLBACK[m.group(1).lower()]
-            out.extend((group, p) for p in _paragraphs(m.group(2)))
+        for m in _LD_BLOCK.finditer(body):
+            strings: list[str] = []
+            try:
+                _json_strings(json.loads(m.group(1)), strings)
+            except (ValueError, RecursionError):
+                strings = [m.group(1)]
+            out.extend(("json_ld", s) for s in strings)
+        pos = 0
+        while True:                            # one forward search per block: linear even when none is closed
+            m = _FALLBACK_OPEN.search(body, pos)
+            if m is None:
+                break
+            tag = m.group(1).lower()
+            close = _FALLBACK_CLOSE[tag].search(body, m.end())
+            end = close.start() if close else len(body)
+            out.extend((_GROUP_OF_FALLBACK[tag], p) for p in _paragraphs(body[m.end():end]))
+            pos = close.end() if close else len(body)
         if gate_hit:
             for p in _paragraphs(body):
                 out.append(("gated", p))

@@ -20,6 +20,7 @@ from scanner.training import train as T
 HIDDEN_GROUPS = ("comment", "attribute", "meta", "json_ld", "noscript", "template", "svg_text")
 THRESHOLD_MARGIN = 0.25          # logits above the highest benign out-of-fold score of the group
 MIN_THRESHOLD = 0.5
+MIN_GROUP_WINDOWS = 500          # a group with fewer benign windows takes the default threshold
 
 
 def fold_of(key: str, k: int) -> int:
@@ -34,8 +35,7 @@ class Lab:
         self.verbose = verbose
         self.texts = T.all_texts()
         self.attacks = [t for t in self.texts if t.label == 1 and t.source != "templates"]
-        train_pages = [p for p in S.benign_pages() if not S.held_apart(p)]
-        self.page_rows = T.page_rows(train_pages, self.rule)
+        self.page_rows = T.page_rows(S.training_pages(), self.rule)
         self.corpus_rows = T.corpus_rows(self.rule)
         self._held_docs = None
 
@@ -54,7 +54,7 @@ class Lab:
             docs = []
             for p in [p for p in S.benign_pages() if S.held_apart(p)]:
                 docs.append(("benign-pages", load_path(p, p.name)))
-            for p in S.realdata_pages():
+            for p in [p for p in S.realdata_pages() if S.held_apart(p)]:
                 docs.append(("realdata-html", load_path(p, p.name)))
             self._held_docs = docs
         return self._held_docs
@@ -75,23 +75,28 @@ def oof_scores(material: T.Material, k: int = 5, seed: int = T.SEED, fitter=None
 
 
 def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_cues: set) -> dict:
-    """Per group: just above the highest out-of-fold score of a benign window of that group (gated groups:
-    of a window that passes the gate), never below MIN_THRESHOLD."""
+    """Per group: just above the highest out-of-fold score of a benign window of that group on the training
+    pages (gated groups: of a window that passes the gate), never below MIN_THRESHOLD; groups with fewer than
+    MIN_GROUP_WINDOWS benign windows (noscript, template, SVG, PDF) take the default."""
     top: dict[str, float] = defaultdict(lambda: -np.inf)
+    count: dict[str, int] = defaultdict(int)
     for r, s in zip(material.rows, scores):
         if r.label or not r.group or r.source != "benign-pages":
             continue                  # real pages only: the corpus's hard negatives are checked by `corpus check`
+        count[r.group] += 1
         if r.group in gate and not (F.cues_of([r.prepared])[0] & gate_cues):
             continue
         top[r.group] = max(top[r.group], s)
     floor = M.logit(MIN_THRESHOLD)
     out = {}
     for g in HIDDEN_GROUPS + ("css_hidden", "visible"):
-        if g in top:
+        if g in top and count[g] >= MIN_GROUP_WINDOWS:
             out[g] = max(top[g] + THRESHOLD_MARGIN, floor)
-    hidden = [out[g] for g in HIDDEN_GROUPS if g in out]
+    # the default (groups with too few benign windows to calibrate on): the stricter of the two groups with the
+    # most benign windows (comments and attributes), whose maxima are the best estimated
+    hidden = [out[g] for g in ("comment", "attribute") if g in out]
     out["default"] = max(hidden) if hidden else floor
-    for g in HIDDEN_GROUPS + ("pdf_hidden",):
+    for g in HIDDEN_GROUPS + ("pdf_hidden", "css_hidden", "visible"):
         out.setdefault(g, out["default"])
     return {g: round(float(M.sigmoid(v)), 4) for g, v in sorted(out.items())}
 

@@ -125,6 +125,12 @@ def held_apart(path: Path) -> bool:
     return int(hashlib.sha256(path.name.encode()).hexdigest(), 16) % BENIGN_HELD_APART == 0
 
 
+def training_pages() -> list[Path]:
+    """The benign pages training reads: four in five of ../shared/training/benign-pages and of
+    ../shared/realdata/html (its Spanish news pages are most of the Spanish benign text there is)."""
+    return [p for p in benign_pages() + realdata_pages() if not held_apart(p)]
+
+
 def realdata_pages() -> list[Path]:
     folder = REALDATA / "html"
     return sorted(folder.glob("*.html")) if folder.is_dir() else []
@@ -137,9 +143,9 @@ def input_digests() -> dict[str, str]:
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
     out = {str(p.relative_to(SHARED if SHARED in p.parents else REPO)): sha256(p) for p in files if p.is_file()}
-    pages = [p for p in benign_pages() if not held_apart(p)]
+    pages = training_pages()
     h = hashlib.sha256()
     for p in pages:
         h.update(p.name.encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
-    out[f"training/benign-pages ({len(pages)} pages trained on, names and contents)"] = h.hexdigest()
+    out[f"training/benign-pages + realdata/html ({len(pages)} pages trained on, names and contents)"] = h.hexdigest()
     return dict(sorted(out.items()))

@@ -82,7 +82,8 @@ def page_rows(paths: list[Path], rule) -> list[Row]:
         except LoadError:
             continue
         for group, prepared, _ in doc_windows(doc, rule):
-            rows.append(Row(prepared, 0, 1.0, "benign-pages", group, p.name))
+            weight = VISIBLE_NEGATIVE_WEIGHT if group == "visible" else 1.0
+            rows.append(Row(prepared, 0, weight, "benign-pages", group, p.name))
     return rows
 
 
@@ -93,15 +94,25 @@ def corpus_rows(rule) -> list[Row]:
     from scanner.loaders import load_bytes
     from scanner.rulepack import load_pack
 
+    from scanner.injection.learned import GROUP_VECTOR
+
     lexicon_only = InjectionScanner(learned=False)
     rows = []
     for entry in read_entries(S.CORPUS):
         doc = load_bytes(entry_bytes(S.CORPUS, entry), f"{entry['id']}{EXT[entry['format']]}")
         spans = [(f.page, f.start, f.end) for f in lexicon_only.scan(doc)] if entry["label"] == "injection" else []
+        missed = entry["label"] == "injection" and not spans
         for group, prepared, w in doc_windows(doc, rule):
+            if missed:
+                # the lexicon does not find this one: its payload is in the windows of the entry's channel;
+                # the page's other text is left out rather than taught as benign
+                if GROUP_VECTOR[group] == entry["vector"]:
+                    rows.append(Row(prepared, 1, 1.0, "corpus", group, f"corpus:{entry['id']}"))
+                continue
             units = [w.item.block.units[k] for k in range(len(w.item.block.units))]
             hit = any(u.page == pg and u.start < e and s < u.end for u in units for pg, s, e in spans)
-            rows.append(Row(prepared, int(hit), 1.0, "corpus", group, f"corpus:{entry['id']}"))
+            weight = 1.0 if hit or entry["label"] == "injection" else CORPUS_NEGATIVE_WEIGHT
+            rows.append(Row(prepared, int(hit), weight, "corpus", group, f"corpus:{entry['id']}"))
     del load_pack
     return rows
 
@@ -128,6 +139,9 @@ class Material:
 SOURCE_WEIGHT = 150.0          # every attack source weighs the same in total: no source's style (Tensor Trust's
                                # "access granted") becomes the model's idea of an attack
 TEMPLATE_WEIGHT = {1: 0.3, 0: 5.0}
+VISIBLE_NEGATIVE_WEIGHT = 0.25  # visible prose (how-to articles full of "click", "you") weighs less: visible text
+                               # is gated and has its own threshold; hidden benign text is what the model must tell apart
+CORPUS_NEGATIVE_WEIGHT = 10.0  # the corpus's hard negatives (prose quoting attacks, instructions for people)
 
 
 def attack_rows(texts) -> list[Row]:
@@ -157,7 +171,7 @@ def gather(rule, exclude_source: str | None = None) -> Material:
     rows = attack_rows([t for t in all_texts() if t.source != exclude_source])
     if exclude_source != "corpus":
         rows += corpus_rows(rule)
-    rows += page_rows([p for p in S.benign_pages() if not S.held_apart(p)], rule)
+    rows += page_rows(S.training_pages(), rule)
     return Material(rows).dedup()
 
 
