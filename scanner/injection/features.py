@@ -203,6 +203,9 @@ def ngram_occurrences(prepared: list[str], positions: bool = False):
                     starts.append(ws[same])
                     ends.append(we[same + 1])
                     kinds.append(np.full(len(same), 2))
+    if not rows:                              # texts too short for any n-gram
+        empty = np.zeros(0, dtype=np.int64)
+        return (empty, empty, empty, empty, empty) if positions else (empty, empty)
     r = np.concatenate(rows)
     b = np.concatenate(buckets).astype(np.int64)
     if positions:

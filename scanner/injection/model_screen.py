@@ -48,9 +48,9 @@ def _paragraphs(markup: str) -> list[str]:
     """Text of a markup fragment, split where a non-inline tag (or a comment) stands, inline tags dropped."""
     def sub(m):
         if m.group(2) is None or m.group(2).lower() not in INLINE_TAGS:
-            return "\n"
+            return "\x00"                      # not "\n": a line break inside a text node does not cut it
         return ""
-    return [p for p in (html.unescape(x) for x in _ANY_TAG.sub(sub, markup).split("\n")) if p.strip()]
+    return [p for p in (html.unescape(x) for x in _ANY_TAG.sub(sub, markup).split("\x00")) if p.strip()]
 
 
 def _json_strings(value, out: list[str]) -> None:
