@@ -63,7 +63,7 @@ def fasttext_scorer(material: T.Material, seed: int):
             line = f"__label__{r.label} {r.prepared.strip()}\n"
             fh.write(line * (repeat if r.label else 1))
         path = fh.name
-    model = fasttext.train_supervised(path, lr=0.5, epoch=10, wordNgrams=2, minn=3, maxn=5, dim=32, bucket=2 ** 18,
+    model = fasttext.train_supervised(path, lr=0.1, epoch=10, wordNgrams=2, minn=3, maxn=5, dim=32, bucket=2 ** 18,
                                       thread=1, seed=seed, verbose=0, loss="softmax")
     Path(path).unlink()
 
@@ -130,9 +130,13 @@ def main() -> int:
                 ft_thr = max(ft(held_rows)) if held_rows else 0.0
                 row["fasttext"] = float(np.mean(text_best(ft, texts) > ft_thr))
                 row["ft_fit_s"] = round(time.perf_counter() - t2, 1)
-            except ImportError:
-                pass
+            except (ImportError, RuntimeError) as exc:      # not installed, or diverged on this fold
+                row["fasttext_error"] = str(exc)
         family_rows.append(row)
+        if args.json:                                     # partial results survive an interrupted run
+            results["loso"] = {"|".join(k): v for k, v in det.counts.items()}
+            results["families"] = family_rows
+            args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
         print(f"fold {source}: {len(texts)} texts, {time.perf_counter() - t1:.0f} s; "
               f"model-alone text recall {lr_rec:.2f}" + (f", fastText {row.get('fasttext', 0):.2f}" if 'fasttext' in row else ""),
               flush=True)
@@ -218,7 +222,8 @@ def print_families(rows) -> None:
     print("| held-out source | n | logistic regression (ours) | fastText |")
     print("|---|---|---|---|")
     for r in rows:
-        print(f"| {r['source']} | {r['n']} | {r['lr']:.2f} | {r.get('fasttext', float('nan')):.2f} |")
+        ft = f"{r['fasttext']:.2f}" if "fasttext" in r else "diverged" if "fasttext_error" in r else "—"
+        print(f"| {r['source']} | {r['n']} | {r['lr']:.2f} | {ft} |")
     if rows:
         lr = np.mean([r["lr"] for r in rows])
         ft = np.mean([r["fasttext"] for r in rows if "fasttext" in r]) if any("fasttext" in r for r in rows) else float("nan")
