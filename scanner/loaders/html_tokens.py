@@ -3,9 +3,10 @@
 Why not html.parser or lxml: lxml gives no character positions, and the standard library's HTMLParser,
 which does, ran 6.0x slower than lxml's parse on the 37 real pages in ../shared/realdata (measured here),
 while the scan must stay close to the parse. This tokenizer follows the HTML5 tokenizer's states closely
-enough for exact positions: one C-speed regex finds the next markup construct, raw-text elements
-(script, style, …) are skipped to their end tag, and anything that is not well-formed markup stays text,
-as a browser would show it. It never raises.
+enough for exact positions: one regex finds the next markup construct, raw-text elements (script, style, …)
+are skipped to their end tag, and anything that is not well-formed markup stays text, as a browser would show
+it. It never raises. The regexes run with RE2 (scanner.rx), in linear time: with Python's backtracking engine
+a page of unclosed tags (`<a b<a b<a b…`) cost time quadratic in its length (32 KB: 6.7 s).
 
 Every token carries `start`/`end`: offsets into the decoded text.
 """
@@ -15,37 +16,42 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# Tag names per HTML5: a letter, then anything up to whitespace, '/' or '>'.
+from scanner import rx
+
+# Tag names per HTML5: a letter, then anything up to whitespace, '/' or '>'. (Every repetition is followed by
+# a character it cannot take, so each run is read to its end whichever way the engine goes; the one place
+# where RE2 and a possessive reading could part is a tag left open up to the end of the text, after a quoted
+# value holding '>': RE2 then ends the tag at that '>', where a possessive match gave no tag.)
 _ATTR = r"""
-    (?P<name>[^\t\n\f\r />][^\t\n\f\r /=>]*+)
-    (?:[\t\n\f\r ]*+=[\t\n\f\r ]*+
-       (?:"(?P<dq>[^"]*+)"|'(?P<sq>[^']*+)'|(?P<uq>[^\t\n\f\r >]++))
+    (?P<name>[^\t\n\f\r />][^\t\n\f\r /=>]*)
+    (?:[\t\n\f\r ]*=[\t\n\f\r ]*
+       (?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<uq>[^\t\n\f\r >]+))
     )?
 """
-_ATTR_RE = re.compile(_ATTR, re.X)
+_ATTR_RE = rx.compile(_ATTR, re.X)
 
-_MARKUP = re.compile(
+_MARKUP = rx.compile(
     r"""
     <(?:
         (?P<comment>!--)
-      | (?P<endtag>/[a-zA-Z][^\t\n\f\r />]*+)(?:[^>]*+)>
-      | (?P<starttag>[a-zA-Z][^\t\n\f\r />]*+)
-            (?P<attrs>(?:[\t\n\f\r /]*+(?:[^\t\n\f\r />][^\t\n\f\r /=>]*+
-                (?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|[^\t\n\f\r >]++))?)?)*+)
-            [\t\n\f\r ]*+>
-      | (?P<bogus>[!?/])[^>]*+>?
+      | (?P<endtag>/[a-zA-Z][^\t\n\f\r />]*)(?:[^>]*)>
+      | (?P<starttag>[a-zA-Z][^\t\n\f\r />]*)
+            (?P<attrs>(?:[\t\n\f\r /]*(?:[^\t\n\f\r />][^\t\n\f\r /=>]*
+                (?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"[^"]*"|'[^']*'|[^\t\n\f\r >]+))?)?)*)
+            [\t\n\f\r ]*>
+      | (?P<bogus>[!?/])[^>]*>?
     )
     """,
     re.X,
 )
-_COMMENT_END = re.compile(r"--!?>")
+_COMMENT_END = rx.compile(r"--!?>")
 RAW_TEXT = frozenset({"script", "style", "xmp", "iframe", "noembed", "noframes"})
 RCDATA = frozenset({"textarea", "title"})
 VOID = frozenset({
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
     "track", "wbr", "keygen",
 })
-_END_TAG_CACHE: dict[str, re.Pattern] = {}
+_END_TAG_CACHE: dict[str, rx.Pattern] = {}
 
 
 @dataclass(slots=True)
@@ -68,10 +74,10 @@ class Token:
     data_end: int = 0
 
 
-def _end_tag_re(tag: str) -> re.Pattern:
+def _end_tag_re(tag: str) -> rx.Pattern:
     pat = _END_TAG_CACHE.get(tag)
     if pat is None:
-        pat = re.compile(r"</" + re.escape(tag) + r"(?=[\t\n\f\r />])", re.I)
+        pat = rx.compile(r"</" + re.escape(tag) + r"(?=[\t\n\f\r />])", re.I)
         _END_TAG_CACHE[tag] = pat
     return pat
 
