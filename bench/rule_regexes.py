@@ -181,7 +181,8 @@ def main() -> None:
         worst.append((growth, name, label, len(cases)))
         print(f"{growth:6.2f}  {name}  ({len(cases)} cases; worst {label})", flush=True)
     worst.sort(reverse=True)
-    print(f"\n{len(worst)} regexes; worst growth per 8x input {worst[0][0]:.2f} ({worst[0][1]}) — 1 is linear, 8 quadratic")
+    print(f"\n{len(worst)} regexes; worst growth per 8x input {worst[0][0]:.2f} ({worst[0][1]}): "
+          "1 is linear, 8 quadratic")
 
 
 if __name__ == "__main__":

@@ -61,8 +61,8 @@ def in_scope() -> list[tuple[str, object, str]]:
         for label, r, mode in rule_regexes(Compiled(rule)):
             items.append((f"{rule.id} {label}", r, mode))
     scanner = SecretScanner()
-    items += [("secret keyword gate", scanner._gate, "search"), ("secret keyword gate (scripts)",
-                                                                 scanner._script_gate, "search")]
+    items += [("secret keyword gate", scanner._gate, "search"),
+              ("secret keyword gate (scripts)", scanner._script_gate, "search")]
     for rec in mx_recognizers():
         for p in rec.patterns:
             items.append((f"{rec.name} {p.name}", p.compiled_regex, "finditer"))
@@ -79,7 +79,8 @@ def in_scope() -> list[tuple[str, object, str]]:
 
 # --- texts from a pattern ------------------------------------------------------------------------------------
 
-ALPHABET = list("aeiosnlrtdmcpuvgbhfyqjzxkwAEIOSNKX0123456789 \t\n\r.,;:!?¡¿-_@/\\=+#&%*~^$|\"'()[]{}<>«»—–") + [
+ALPHABET = list("aeiosnlrtdmcpuvgbhfyqjzxkwAEIOSNKX0123456789 \t\n\r.,;:!?¡¿-_@/\\=+#&%*~^$|\"'()[]{}<>«»—–")
+ALPHABET += [
     "ñ", "Ñ", "é", "ó", "İ", "ı", "\u212a", "ſ", "\xa0", "\u2028", "\u2003", "٣", "\u0301", "中", "ø", "ß", "😀",
     "\u200b", "\x85", "\x1c", "\x0b", "\x0c", "ª", "²", "Ⅻ", "ǅ", "\U000e0041", "\u202e"]
 _CATEGORY = {SC.CATEGORY_DIGIT: "0123456789٣", SC.CATEGORY_SPACE: " \t\n\r\x0b\x0c\xa0\u2003\u2028\x85\x1c",

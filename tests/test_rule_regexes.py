@@ -33,9 +33,11 @@ def test_every_regex_on_untrusted_text_is_an_re2_program():
     from scanner.pii.recognizers import mx_recognizers
     from scanner.rulepack import load_pack
 
-    assert all(isinstance(r, rx.Pattern) for _, r, _ in ITEMS), [n for n, r, _ in ITEMS if not isinstance(r, rx.Pattern)]
+    assert all(isinstance(r, rx.Pattern) for _, r, _ in ITEMS), [n for n, r, _ in ITEMS
+                                                                  if not isinstance(r, rx.Pattern)]
     lexicon, _ = load_pack()
-    assert sum(n.startswith("lexicon ") and "[" in n for n, _, _ in ITEMS) == sum(len(g.patterns) for g in lexicon.groups.values())
+    assert (sum(n.startswith("lexicon ") and "[" in n for n, _, _ in ITEMS)
+            == sum(len(g.patterns) for g in lexicon.groups.values()))
     assert len({n.split()[0] for n, _, _ in ITEMS if re.match(r"SEC\d{3} ", n)}) >= 20
     assert sum("Recognizer" in n for n, _, _ in ITEMS) == sum(len(r.patterns) for r in mx_recognizers()) == 10
     for name, r, _ in ITEMS:

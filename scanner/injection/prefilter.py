@@ -32,8 +32,8 @@ _INVISIBLE_CHAR = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 _INVISIBLE_RUN = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
 # <script …>…</script> and <style …>…</style> (the attributes in group sattrs / tattrs); "script" not followed by
 # a word character, as \b said before (RE2 has no backreference to the tag name).
-_RAW_BLOCKS = rx.compile(r"<(?:script(?P<sattrs>(?:[^>\w][^>]*)?)>.*?</script|style(?P<tattrs>(?:[^>\w][^>]*)?)>.*?</style)"
-                         r"\s*>", re.S | re.I)
+_RAW_BLOCKS = rx.compile(r"<(?:script(?P<sattrs>(?:[^>\w][^>]*)?)>.*?</script"
+                         r"|style(?P<tattrs>(?:[^>\w][^>]*)?)>.*?</style)\s*>", re.S | re.I)
 _TAGS = rx.compile(r"<[^>]*>")
 _JSON_ESCAPE = rx.compile(r"\\u([0-9a-fA-F]{4})")
 _B64 = rx.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")

@@ -29,7 +29,8 @@ class CompiledLexicon:
         self.lexicon = lexicon
         self.window = lexicon.window
         # RE2 (scanner.rx): linear time on any text, Python's matches and offsets
-        self.groups = {name: rx.compile(group_regex(g.patterns), LEXICON_FLAGS) for name, g in lexicon.groups.items()}
+        self.groups = {name: rx.compile(group_regex(g.patterns), LEXICON_FLAGS)
+                       for name, g in lexicon.groups.items()}
         self.derived = lexicon.derived
         self.signals = lexicon.signals
         # A text with none of these cannot show a gated signal (one whose every conjunction needs a group

@@ -1,10 +1,10 @@
 """A position-aware JSON reader: every string with its JSON pointer and exact offsets in the source.
 
 The standard json module gives values, not positions. This reader walks the source once with regexes run by
-RE2 (scanner.rx: linear time on any input), iteratively (a document nested 100,000 levels deep is read, not a RecursionError), and yields each
-string value and key with the span of its content between the quotes and an `OffsetMap` through its
-escapes (`\\u00e9`, `\\"`, surrogate pairs). It accepts exactly what `json.loads` accepts, and reports a
-syntax error with its offset otherwise.
+RE2 (scanner.rx: linear time on any input), iteratively (a document nested 100,000 levels deep is read, not a
+RecursionError), and yields each string value and key with the span of its content between the quotes and an
+`OffsetMap` through its escapes (`\\u00e9`, `\\"`, surrogate pairs). It accepts exactly what `json.loads`
+accepts, and reports a syntax error with its offset otherwise.
 """
 
 from __future__ import annotations

@@ -178,6 +178,7 @@ class Pattern:
             raise RegexError("a pattern nested too deeply") from None
         self._uses_prev = any(it.prev != ALL for it in self._items)
         self._checks = [c for it in self._items for c in it.checks]
+        self._plain = not self._uses_prev and not self._checks
         sets = [it.prev for it in self._items]
         for it in self._items:
             sets += tree_sets(it.body)
@@ -188,9 +189,8 @@ class Pattern:
             ALPHABET.refine(sets)
         except AlphabetFull as exc:
             raise RegexError(str(exc)) from None
-        self._version = -1
+        self._version = -1            # the programs are written on first use (or by refresh(), or program_size())
         self._search = self._full = None
-        self._write()
         _PATTERNS.add(self)
 
     # -- compile -------------------------------------------------------------------------------------
@@ -309,6 +309,14 @@ class Pattern:
 
     def _at(self, string, buf, pos: int, endpos: int, anchor):
         """The first match at or after pos (at pos only, when anchored)."""
+        if self._plain and anchor is not _BOTH:          # the common case, kept short: no condition to handle
+            main = self._search[0]
+            if main is None:
+                return None
+            spans = main.re2.Match(anchor, buf, pos, endpos)
+            if spans[0][0] < 0:
+                return None
+            return Match(self, string, spans if main.direct else self._spans(main, spans), pos, endpos)
         if anchor is _BOTH:
             if self._full is None:
                 with ALPHABET.lock:
@@ -461,10 +469,11 @@ class Match:
         self.endpos = endpos
 
     def _index(self, g) -> int:
-        if isinstance(g, str):
-            if g not in self.re.groupindex:
-                raise IndexError("no such group")
-            return self.re.groupindex[g]
+        if g.__class__ is str:
+            try:
+                return self.re.groupindex[g]
+            except KeyError:
+                raise IndexError("no such group") from None
         if not 0 <= g <= self.re.groups:
             raise IndexError("no such group")
         return g
@@ -479,15 +488,17 @@ class Match:
         return self._spans[self._index(g)][1]
 
     def group(self, *gs):
-        if not gs:
-            gs = (0,)
+        if len(gs) < 2:
+            s, e = self._spans[self._index(gs[0]) if gs else 0]
+            return None if s < 0 else self.string[s:e]
         out = []
         for g in gs:
             s, e = self._spans[self._index(g)]
-            out.append(None if s == -1 else self.string[s:e])
-        return out[0] if len(out) == 1 else tuple(out)
+            out.append(None if s < 0 else self.string[s:e])
+        return tuple(out)
 
-    __getitem__ = group
+    def __getitem__(self, g):
+        return self.group(g)
 
     def groups(self, default=None) -> tuple:
         return tuple(default if (s := self.group(i)) is None else s for i in range(1, self.re.groups + 1))

@@ -38,6 +38,8 @@ class CharSet:
 
     @classmethod
     def of(cls, *codepoints: int) -> "CharSet":
+        if len(codepoints) == 1:
+            return cls.__new__(cls)._set([(codepoints[0], codepoints[0])])
         return cls((c, c) for c in codepoints)
 
     def __contains__(self, cp: int) -> bool:

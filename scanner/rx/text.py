@@ -15,19 +15,26 @@ from scanner.rx.alphabet import ALPHABET
 _KEEP = 4
 _SHORT = 256
 _local = threading.local()
+_last: tuple = (None, -1, b"")      # the text encoded last, in any thread (a tuple is replaced at once)
 
 
 def encoded(text: str) -> bytes:
+    global _last
+    last = _last
+    if last[0] is text and last[1] == ALPHABET.version:
+        return last[2]
     if len(text) < _SHORT:
         return ALPHABET.encode(text)
     recent = getattr(_local, "recent", None)
     if recent is None:
         recent = _local.recent = []
     version = ALPHABET.version
-    for t, v, data in recent:
-        if t is text and v == version:
-            return data
+    for entry in recent:
+        if entry[0] is text and entry[1] == version:
+            _last = entry
+            return entry[2]
     data = ALPHABET.encode(text)
-    recent.insert(0, (text, version, data))
+    _last = entry = (text, version, data)
+    recent.insert(0, entry)
     del recent[_KEEP:]
     return data

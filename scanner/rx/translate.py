@@ -139,16 +139,19 @@ def _class_source(op, av) -> str:
     return "[" + "".join(parts) + "]"
 
 
+_SETS: dict = {}           # (engine, node, flags) -> CharSet, shared by every pattern compiled
+
+
 class _Builder:
     def __init__(self, engine: str):
         self.engine = engine
-        self._sets: dict = {}
+        self._sets = _SETS
 
     def word(self, flags: int) -> CharSet:
         return category(self.engine, r"\w", flags & _CATEGORY_FLAGS)
 
     def chars(self, op, av, flags: int) -> Chars:
-        key = (op, repr(av) if op is C.IN else av, flags & (IGNORECASE | DOTALL | _CATEGORY_FLAGS))
+        key = (self.engine, op, tuple(av) if op is C.IN else av, flags & (IGNORECASE | DOTALL | _CATEGORY_FLAGS))
         cs = self._sets.get(key)
         if cs is None:
             cs = self._sets[key] = self._charset(op, av, flags)
