@@ -142,7 +142,8 @@ class _Check:
 
     def holds(self, buf, bend: int, p: int) -> bool:
         if self.behind:
-            found = self.program.Match(_UNANCHORED, buf[:p] if p < bend else buf, max(0, p - self.width), p)[0]
+            window = memoryview(buf)[:p] if p < bend else buf      # the text ends at p (a view: no copy)
+            found = self.program.Match(_UNANCHORED, window, max(0, p - self.width), p)[0]
         else:
             found = self.program.Match(_START, buf, p, bend)[0]
         return (found != _NULL) != self.negative

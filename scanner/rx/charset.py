@@ -4,7 +4,8 @@ RE2 spells `\\w`, `\\d`, `\\s` and `\\b` in ASCII, and folds case by Unicode's s
 `re` means `\\w` = `str.isalnum()` or `_`, `\\d` = `str.isdecimal()`, `\\s` = `str.isspace()`, and folds `i`
 with `İ` and `ı`; the `regex` module (which Presidio runs) has its own Unicode definitions. So a character
 class is not passed to RE2 as written: the code points the Python engine itself matches are computed here —
-by running that engine over every code point once, for the three categories — and written out as ranges.
+by running that engine over every code point once, for the three categories, and over every character with a
+case mapping for a case-insensitive class — and kept as ranges (RE2 gets them through scanner.rx.alphabet).
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ The pattern becomes a small tree (`Chars` for one character as an exact code-poi
 
 1. Every `\\b` / `\\B` is decided where the characters on both sides are fixed by the pattern (dropped when
    it always holds, a dead end when it never does), or turned into a one-character lookbehind (at the start:
-   `\\bfoo` = not after a word character) or lookahead (at the end: `foo\\b` = not before one).
+   `\\bfoo` = not after a word character) or lookahead (at the end: `foo\\b` = not before one). Next to an
+   alternation it moves into each alternative (`(?:ab|c:)\\b`); around a run of one class between two of them
+   (`\\b[^.]{0,60}\\b`) the run's first and last characters are written with the class each boundary leaves.
 2. The top-level alternatives are taken apart; each keeps its
    * leading conditions, on the position where the match starts: a one-character lookbehind is matched as
      that character, consumed before the match proper (so the program for a search from `pos` starts at
@@ -20,7 +22,8 @@ The pattern becomes a small tree (`Chars` for one character as an exact code-poi
 3. Anything left that RE2 cannot run raises `RegexError`: a backreference, a lookaround elsewhere,
    possessive quantifiers, atomic or conditional groups, repetition counts over RE2's 1000.
 
-The programs never carry `(?i)` or `\\w`: classes are exact code-point sets (scanner.rx.charset).
+The programs never carry `(?i)` or `\\w`: classes are exact code-point sets (scanner.rx.charset), written as
+the bytes of the alphabet (scanner.rx.alphabet).
 """
 
 from __future__ import annotations
