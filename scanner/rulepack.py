@@ -201,13 +201,13 @@ def load_lexicon(path: Path) -> Lexicon:
     for name, group in lexicon.groups.items():
         try:             # the group as the scanner compiles it (scanner.injection.signals); cached for it
             rx.compile(group_regex(group.patterns), LEXICON_FLAGS)
-        except rx.RegexError:
+        except rx.RegexError as group_error:
             for i, pattern in enumerate(group.patterns):
                 try:
                     rx.compile(pattern, LEXICON_FLAGS)
                 except rx.RegexError as exc:
                     raise RuleError(f"{path}: group {name}: pattern {i + 1}: {exc}") from None
-            raise
+            raise RuleError(f"{path}: group {name}: {group_error}") from None
     return lexicon
 
 

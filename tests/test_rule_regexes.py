@@ -204,3 +204,16 @@ def test_scan_rules_with_the_pattern_that_hung_exits_with_its_findings(tmp_path)
 
     findings = [f for f in json.loads(proc.stdout)["findings"] if f["rule_id"] == "SEC901"]
     assert [Path(f["path"]).name for f in findings] == ["key.txt"]
+
+
+def test_a_lexicon_pattern_re2_cannot_run_is_refused_naming_group_and_pattern(tmp_path):
+    from scanner.rulepack import BUILTIN_RULES, load_lexicon
+
+    text = (BUILTIN_RULES / "injection" / "lexicon.yaml").read_text(encoding="utf-8")
+    bad = text.replace("      - '\\bsi\\s+(?:estas|esta)\\s+leyendo", "      - '(a)\\1|\\bsi\\s+(?:estas|esta)\\s+leyendo", 1)
+    assert bad != text
+    (tmp_path / "lexicon.yaml").write_text(bad, encoding="utf-8")
+    with pytest.raises(RuleError) as err:
+        load_lexicon(tmp_path / "lexicon.yaml")
+    message = str(err.value)
+    assert "\n" not in message and "lexicon.yaml: group ai_address: pattern " in message and "backreference" in message
