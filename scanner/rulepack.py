@@ -20,6 +20,7 @@ from scanner.units import Channel
 
 BUILTIN_RULES = Path(__file__).resolve().parent / "rules"
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
+LEXICON_FLAGS = re.M            # lexicon patterns run on normalised text, line anchors per line
 
 
 class RuleError(Exception):
@@ -243,13 +244,24 @@ def load_lexicon(path: Path) -> Lexicon:
         lexicon = Lexicon.model_validate(data)
     except ValidationError as exc:
         raise RuleError(_validation_message(path, exc)) from None
+    from scanner import rx
+
     for name, group in lexicon.groups.items():
-        for pattern in group.patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise RuleError(f"{path}: group {name}: invalid pattern {pattern!r}: {exc}") from None
+        try:             # the group as the scanner compiles it (scanner.injection.signals); cached for it
+            rx.compile(group_regex(group.patterns), LEXICON_FLAGS)
+        except rx.RegexError as group_error:
+            for i, pattern in enumerate(group.patterns):
+                try:
+                    rx.compile(pattern, LEXICON_FLAGS)
+                except rx.RegexError as exc:
+                    raise RuleError(f"{path}: group {name}: pattern {i + 1}: {exc}") from None
+            raise RuleError(f"{path}: group {name}: {group_error}") from None
     return lexicon
+
+
+def group_regex(patterns) -> str:
+    """One regex for a list of lexicon patterns: the first that matches at a position wins."""
+    return "|".join(f"(?:{p})" for p in patterns)
 
 
 def load_rule(path: Path, predicates: set[str], signals: set[str]) -> Rule:

@@ -25,9 +25,9 @@ Q1 = "registro sanitario COFEPRIS Laboratorios Sierra Madre"
 PARTIAL_URLS = json.loads((EXAMPLE_TREE / "tavily/extract/gs-005-partial.json").read_text())["request"]["body"]["urls"]
 
 
-def drive(client_class, scenarios, work, **client_options):
+def drive(client_class, scenarios, work, retry_after=0.05, settle=30.0, **client_options):
     """Run `work(client)` against a server with these scenarios; returns (log entries, call records)."""
-    server = build_server(EXAMPLE_TREE, "tavily", scenarios=scenarios, retry_after=0.05)
+    server = build_server(EXAMPLE_TREE, "tavily", scenarios=scenarios, retry_after=retry_after)
     thread = ServerThread(server).__enter__()
     records: list[dict] = []
 
@@ -37,7 +37,7 @@ def drive(client_class, scenarios, work, **client_options):
             for outcome in await work(client):
                 records.extend(outcome.records)
         finally:
-            await asyncio.to_thread(_settle, thread)
+            await asyncio.to_thread(_settle, thread, settle)
             await asyncio.to_thread(thread.stop)          # held entries are logged when the server stops
             for writer in getattr(client, "kept", []):
                 writer.close()
@@ -48,8 +48,9 @@ def drive(client_class, scenarios, work, **client_options):
     return server.log.entries, records
 
 
-def _settle(thread, timeout=0.5):
-    """Let the server see the clients' closes before it stops (an abort reaches it asynchronously)."""
+def _settle(thread, timeout):
+    """Let the server see the clients' closes before it stops (an abort reaches it asynchronously; it returns
+    as soon as nothing is held, so a generous timeout costs nothing)."""
     import time
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and thread.stats()["held"]:
@@ -69,10 +70,14 @@ def three_searches(client):
 
 
 RATE_LIMITED = ["search:429,ok,429,ok,429,ok"]
+# Times far above the scheduling noise of a loaded machine (tens of ms): retry-after 500 ms, so a retry at once
+# is far short of it; backoff 500 ms, so the reference client's seeded jitter spreads its three retries over
+# 250 ms while the lockstep client's differ by noise alone, judged against a 150 ms floor.
+SLOW_429 = {"retry_after": 0.5, "base_delay": 0.5}
 
 
 def test_reference_client_honours_retry_after_with_jitter(loopback):
-    log, records = drive(RefClient, RATE_LIMITED, three_searches, base_delay=0.2)
+    log, records = drive(RefClient, RATE_LIMITED, three_searches, **SLOW_429)
     assert [e["status"] for e in log] == [429, 200] * 3
     results = by_name(behaviour_checks(log, records))
     assert results["retry_after"].status == "pass", results["retry_after"].details
@@ -85,16 +90,16 @@ def test_reference_client_honours_retry_after_with_jitter(loopback):
 
 
 def test_client_that_retries_without_waiting_is_caught(loopback):
-    log, records = drive(NoWaitClient, RATE_LIMITED, three_searches, base_delay=0.2)
+    log, records = drive(NoWaitClient, RATE_LIMITED, three_searches, **SLOW_429)
     result = check_retry_after(log, "tavily")
     assert result.status == "fail"
     assert result.details[0].startswith(f"{log[1]['id']} retried {log[0]['id']}'s 429 after ")
-    assert result.details[0].endswith("; retry-after was 50.0 ms")
+    assert result.details[0].endswith("; retry-after was 500.0 ms")
 
 
 def test_client_without_jitter_is_caught(loopback):
-    log, records = drive(NoJitterClient, RATE_LIMITED, three_searches, base_delay=0.2)
-    result = check_retry_after(log, "tavily")
+    log, records = drive(NoJitterClient, RATE_LIMITED, three_searches, **SLOW_429)
+    result = check_retry_after(log, "tavily", jitter_min_ms=150)
     assert result.status == "fail"
     assert result.details[-1].startswith("no jitter: 3 calls retried at attempt 2 after retry-after + ")
 
@@ -150,9 +155,10 @@ def timed_out_search(client, cancel_twice=True):
 
 
 def test_reference_client_aborts_and_cancel_is_idempotent(loopback):
-    log, records = drive(RefClient, [], timed_out_search, deadline=0.15)
+    log, records = drive(RefClient, [], timed_out_search, deadline=0.5)
     assert [(e["status"], e["scenario"]) for e in log] == [("client_closed", "timeout")]
-    assert log[0]["duration_ms"] >= 150
+    # held until the client's deadline: the request reached the server well within the first half of it
+    assert log[0]["duration_ms"] >= 250
     result = check_timeout(log, "tavily")
     assert result.status == "pass"
     assert result.details[0].startswith(f"{log[0]['id']}: aborted by the client after ")
@@ -160,7 +166,7 @@ def test_reference_client_aborts_and_cancel_is_idempotent(loopback):
 
 
 def test_client_that_keeps_the_dead_connection_is_caught(loopback):
-    log, _ = drive(DeadConnectionClient, [], timed_out_search, deadline=0.15)
+    log, _ = drive(DeadConnectionClient, [], timed_out_search, deadline=0.5, settle=0.5)   # held, on purpose
     assert [e["status"] for e in log] == ["held"]
     result = check_timeout(log, "tavily")
     assert result.status == "fail"
@@ -169,7 +175,7 @@ def test_client_that_keeps_the_dead_connection_is_caught(loopback):
 
 
 def test_client_whose_second_cancel_resends_is_caught(loopback):
-    log, _ = drive(ResendingCancelClient, [], timed_out_search, deadline=0.15)
+    log, _ = drive(ResendingCancelClient, [], timed_out_search, deadline=0.5)
     assert [e["status"] for e in log] == ["client_closed", 200]
     result = check_timeout(log, "tavily")
     assert result.status == "fail"
@@ -298,7 +304,7 @@ def test_verify_run_reads_the_server_log(loopback, tmp_path):
     """verify-run --log adds the behaviour checks and fails the run when one fails."""
     from scanner.score.verify_run import verify_run
 
-    log, _ = drive(NoWaitClient, RATE_LIMITED, three_searches, base_delay=0.2)
+    log, _ = drive(NoWaitClient, RATE_LIMITED, three_searches, **SLOW_429)
     path = tmp_path / "serve-log.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in log))
     example_run = EXAMPLE_TREE.parent / "example-run"
@@ -306,7 +312,7 @@ def test_verify_run_reads_the_server_log(loopback, tmp_path):
     assert not got["ok"]
     statuses = {c["name"]: c["status"] for c in got["behaviour"]["checks"]}
     assert statuses["retry_after"] == "fail"
-    good, _ = drive(RefClient, RATE_LIMITED, three_searches, base_delay=0.2)
+    good, _ = drive(RefClient, RATE_LIMITED, three_searches, **SLOW_429)
     path.write_text("".join(json.dumps(e) + "\n" for e in good))
     got = verify_run(EXAMPLE_TREE, example_run, path)
     assert got["ok"], got["behaviour"]

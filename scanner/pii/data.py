@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from scanner import rx
 from scanner.pii.checks import fold
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules" / "pii"
@@ -40,10 +41,10 @@ def _words(data: dict, key: str, where: str) -> list[str]:
     return [v.strip() for v in value]
 
 
-def word_regex(words: list[str]) -> re.Pattern:
-    """One pattern for a word list, matched on folded text at word boundaries; longest alternative first."""
+def word_regex(words: list[str]) -> rx.Pattern:
+    """One pattern for a word list, matched on folded text at word boundaries; longest alternative first (RE2)."""
     alts = sorted({re.escape(fold(w)) for w in words}, key=len, reverse=True)
-    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?![a-z0-9])")
+    return rx.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?![a-z0-9])")
 
 
 @dataclass(frozen=True)
