@@ -199,8 +199,11 @@ def to_sarif_dict(obj: Any) -> Any:
 
 
 def dumps_sarif(doc: dict) -> str:
-    """The log as text: sorted keys, two-space indent, non-ASCII kept (`está`, not `est\\u00e1`)."""
-    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The log as text: sorted keys, two-space indent, non-ASCII kept (`está`, not `est\\u00e1`), but every
+    character a terminal could act on (DEL, C1, bidi and format characters) as a `\\uXXXX` escape."""
+    from scanner.terminal import json_text
+
+    return json_text(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
 
 
 # --------------------------------------------------------------------------- files and positions

@@ -111,6 +111,6 @@ def json_text(serialized: str, *, yaml: bool = False) -> str:
     escape; outside strings JSON has only ASCII, so this never changes what the JSON means. `yaml=True` for
     a JSON string used as a YAML double-quoted scalar: a character above U+FFFF is then `\\UXXXXXXXX`
     (YAML does not join a surrogate pair)."""
-    if serialized.isascii():
+    if serialized.isascii() and "\x7f" not in serialized:     # json.dumps wrote every other ASCII control
         return serialized
     return _UNSAFE_JSON.sub(_yaml_escape if yaml else _json_escape, serialized)
