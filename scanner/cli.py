@@ -7,6 +7,7 @@ asked (usage error, unreadable input, missing file) with a one-line message on s
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -592,11 +593,27 @@ def serve_command(root, provider, port, host, log_path, scenarios, retry_after) 
         raise RunError(str(exc)) from None
 
 
+class _SafeLogFormatter(logging.Formatter):
+    """A library's log line (pdfminer quotes a PDF's objects) on stderr: one line, every escape visible."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safe(super().format(record))
+
+
+def _safe_logging() -> None:
+    root = logging.getLogger()
+    if not root.handlers:            # otherwise logging's last-resort handler would print records raw
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_SafeLogFormatter(f"{TOOL_NAME}: %(name)s: %(levelname)s: %(message)s"))
+        root.addHandler(handler)
+
+
 def main(argv=None) -> None:
     """Entry point: every failure to run is exit 2 with one line on stderr, never a traceback."""
     from scanner import netlock
 
     netlock.install(allow_loopback=True)  # loopback only: the replay server; nothing else is ever reached
+    _safe_logging()
     try:
         rc = cli.main(args=argv, prog_name=TOOL_NAME, standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:  # pragma: no cover - click >= 8.2
