@@ -453,6 +453,8 @@ def build_sarif(
         if sensitive and has_span and f.end > f.start:
             for variant in datum_variants(text[f.start:f.end]):
                 masks.setdefault(variant, f.evidence or "REDACTED")
+                # and as a URI spells it (`%40` for `@`), so a percent-encoded copy is caught too
+                masks.setdefault(encode_uri_path(variant), encode_uri_path(f.evidence or "REDACTED"))
         fp = finding_fingerprint(f, place.rel or f.path, text, key=fingerprint_key, data=src.data)
         occurrences[fp] = occurrences.get(fp, 0) + 1
         partial[FINGERPRINT_KEY] = f"{fp}:{occurrences[fp]}"

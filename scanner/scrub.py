@@ -34,7 +34,8 @@ from scanner.evidence import REPLACEMENT_EMAIL, REPLACEMENT_PHONE, REPLACEMENT_S
 # Could a personal datum be in there? An at-sign (or its spellings), six digits after letters (CURP, RFC,
 # INE), or seven digits with short separators (phones, NSS, CLABE).
 _PII_GATE = re.compile(r"@|%40|arroba|[\[({]\s*at\s*[\])}]|[A-Za-z]{3}[ \-]?\d{6}|\d(?:[^\d\n]{0,3}\d){6}", re.I)
-_URLISH = re.compile(r"(?:https?|wss?|ftp)://\S+\Z|/?[^\s]*\?[^\s]*=[^\s]*\Z", re.I)
+_SPACE = re.compile(r"\s")
+_SCHEMES = ("http://", "https://", "ws://", "wss://", "ftp://")
 # Entities masked in a path segment. A file name has no context to say a number is a company's line, so any
 # phone counts; a company's RFC and a role mailbox's owner are public, a role mailbox is still an address.
 _PATH_ENTITIES = frozenset({"EMAIL_ADDRESS", "PHONE_NUMBER", "MX_CURP", "MX_RFC_PERSONA_FISICA", "MX_NSS",
@@ -139,9 +140,16 @@ def _paths_in(text: str) -> str:
     return _TOKEN.sub(one, text)
 
 
+def _looks_like_url(text: str) -> bool:
+    """One word that is an absolute URL, or a path with a query string (`/search?q=x&api_key=…`)."""
+    if _SPACE.search(text):
+        return False
+    return text[:8].lower().startswith(_SCHEMES) or "=" in text.partition("?")[2]
+
+
 @lru_cache(maxsize=65536)
 def _scrub_text(text: str, kinds: tuple[str, ...], as_url: bool | None = None) -> str:
-    url = _URLISH.match(text) is not None if as_url is None else as_url
+    url = _looks_like_url(text) if as_url is None else as_url
     spans = _secret_spans(text, url) if "secret" in kinds else []
     if "pii" in kinds and _PII_GATE.search(text):
         for f in _DETECTORS.pii().scan(_document(text, url)):

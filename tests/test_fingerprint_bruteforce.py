@@ -33,6 +33,17 @@ KEY = "a CI secret of the repository, never committed"
 HIDDEN = [i for i, c in enumerate(PHONE) if c.isdigit()][2:-2]       # the six digits the mask hides
 
 
+@pytest.fixture(autouse=True)
+def loopback_stays_as_it_was():
+    """`main()` allows loopback for the replay server; a test calling it in-process must not leave it so."""
+    from scanner import netlock
+
+    previous = netlock.set_loopback(False)
+    netlock.set_loopback(previous)
+    yield
+    netlock.set_loopback(previous)
+
+
 def candidate(digits: str) -> str:
     chars = list(PHONE)
     for pos, d in zip(HIDDEN, digits):

@@ -234,7 +234,10 @@ def _write_report(report: dict, out: Path, evals: dict | None = None) -> list[Pa
     atomic_write_text(written[0], dump_json(report))
     if evals is not None:
         written.append(out / "cascade.json")
-        atomic_write_text(written[-1], dump_json(cascade(report["run"], evals)))
+        from scanner.scrub import scrub_data
+
+        # Provider names are run folder names: scrubbed like every other string taken from the run.
+        atomic_write_text(written[-1], dump_json(scrub_data(cascade(report["run"], evals))))
     try:
         from scanner.score.render_md import render_markdown
         from scanner.score.render_html import render_html
