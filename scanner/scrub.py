@@ -17,12 +17,17 @@ The scan masks what it finds *inside* files. Two kinds of strings reach outputs 
   every string (keys too) of a JSON-like structure: the scorer's report, verify-run's result, the review file.
 
 Both are pure and idempotent (a masked form is not a datum again), and cheap on clean text: a string runs the
-detectors only when a character-level gate says it could hold something (an `=`, an `@`, a run of digits, a
-key prefix…), and results are cached per string. The detectors load on first need.
+detectors only when a gate says it could hold something (an `=`, an `@`, a run of digits, a key prefix…), first
+one linear-time RE2 pass, then exact tests; results are cached per string, and `scrub_data` gates all the
+distinct strings of a structure in one RE2 scan. On `make bench-score`'s report (10,000 cases: 519,155 strings,
+102,523 distinct) the scrub takes 0.25–0.30 s; `score()` end to end with and without it, alternated five times
+in one run on a loaded machine, took a median 17.20 s and 17.33 s (within the noise). The detectors load on
+first need.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 from functools import lru_cache
@@ -31,10 +36,18 @@ from urllib.parse import unquote
 
 from scanner.evidence import REPLACEMENT_EMAIL, REPLACEMENT_PHONE, REPLACEMENT_SECRET, mask
 
-# Could a personal datum be in there? An at-sign (or its spellings), six digits after letters (CURP, RFC,
-# INE), or seven digits with short separators (phones, NSS, CLABE).
-_PII_GATE = re.compile(r"@|%40|arroba|[\[({]\s*at\s*[\])}]|[A-Za-z]{3}[ \-]?\d{6}|\d(?:[^\d\n]{0,3}\d){6}", re.I)
+# Could a personal datum be in there? An at-sign (also `%40`) or its spellings; else the shapes: six digits in
+# a row (a CURP, an RFC, an INE key hold six), ten with short separators, a line break included (a national
+# phone, as PDF text wraps it; an NSS has eleven digits, a CLABE eighteen) or seven after `+`/`00` (an
+# international one). ISO dates and times are taken out first (a timestamp has fourteen digits and is no
+# phone). In a URL the recognizers take no phone (numbers in URLs are ids: `scanner.pii.scanner`), so there
+# only six in a row or an eleven-digit run count.
+_OBFUSCATED_AT = re.compile(r"[\[({]\s*(?:at|arroba)\s*[\])}]|\sarroba\s", re.I)
+_PII_SHAPE = re.compile(r"\d{6}|\d(?:\D{0,3}\d){9}|(?:\+|(?<!\w)00)[ (]?\d(?:\D{0,3}\d){6}")
+_PII_SHAPE_URL = re.compile(r"\d{6}|\d(?:[ \-]?\d){10}")
+_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?")
 _SPACE = re.compile(r"\s")
+_PARAMETER = re.compile(r"[^\s=&?]=[^\s&]")
 _SCHEMES = ("http://", "https://", "ws://", "wss://", "ftp://")
 # Entities masked in a path segment. A file name has no context to say a number is a company's line, so any
 # phone counts; a company's RFC and a role mailbox's owner are public, a role mailbox is still an address.
@@ -55,6 +68,7 @@ class _Detectors:
         self._secrets = None
         self._pii = None
         self._recognizers = None
+        self._any = None
 
     def secrets(self):
         if self._secrets is None:
@@ -79,15 +93,46 @@ class _Detectors:
             self._recognizers = self.pii().recognizers
         return self._recognizers
 
+    def could_hold(self, text: str) -> bool:
+        """One linear-time pass (RE2) that every text holding something passes: a `name=value`, a secret
+        rule's keyword, `%`, `@`, a spelled-out at-sign, six digits in a row, ten with short separators, a `+`
+        or `00` before seven. The exact gates below run only on what passes (a report's plain URLs, ids and
+        metric names do not)."""
+        gate = self.any_gate()
+        return gate is False or gate.search(text) is not None
+
+    def any_gate(self):
+        if self._any is None:
+            self._any = _any_gate(self.secrets()._gate)
+        return self._any
+
     def secret_gate(self, text: str) -> bool:
-        """Could a secret rule fire on this text? (`=` for parameters, else the rules' own keywords.)"""
-        if "=" in text:
+        """Could a secret rule fire on this text? (`name=value` for parameters, else the rules' own keywords.)"""
+        if "=" in text and _PARAMETER.search(text):
             return True
         gate = self.secrets()._gate
         return gate is not None and gate.search(text.lower()) is not None
 
 
 _DETECTORS = _Detectors()
+
+
+def _any_gate(keywords):
+    """The RE2 pattern of `_Detectors.could_hold`, or False (every text passes) without google-re2."""
+    try:
+        import re2
+    except ImportError:         # pragma: no cover - a dependency; the exact gates still decide
+        return False
+    digit = r"\p{Nd}"
+    parts = [r"[^\s=&?]=[^\s&]", "%", "@", "arroba", r"[\[({]\s*at\s*[\])}]", digit + "{6}",
+             digit + rf"(?:\P{{Nd}}{{0,3}}{digit}){{9}}",
+             rf"(?:[+]|00)[ (]?{digit}(?:\P{{Nd}}{{0,3}}{digit}){{6}}"]
+    if keywords is not None:
+        parts.append(keywords.pattern)
+    options = re2.Options()
+    options.case_sensitive = False
+    options.log_errors = False
+    return re2.compile("|".join(f"(?:{p})" for p in parts), options)
 
 
 def _document(text: str, url: bool):
@@ -140,6 +185,18 @@ def _paths_in(text: str) -> str:
     return _TOKEN.sub(one, text)
 
 
+def _pii_gate(text: str, url: bool | None) -> bool:
+    """Could the personal-data recognizers find anything in this text? (See `_PII_SHAPE`; `url` None: find
+    out whether the text is a URL only if it matters.)"""
+    if "@" in text or "%40" in text or _OBFUSCATED_AT.search(text):
+        return True
+    if url if url is not None else _looks_like_url(text):
+        return _PII_SHAPE_URL.search(text) is not None
+    if _PII_SHAPE.search(text) is None:
+        return False
+    return _PII_SHAPE.search(_ISO_TIME.sub(" ", text)) is not None if "-" in text else True
+
+
 def _looks_like_url(text: str) -> bool:
     """One word that is an absolute URL, or a path with a query string (`/search?q=x&api_key=…`)."""
     if _SPACE.search(text):
@@ -147,11 +204,18 @@ def _looks_like_url(text: str) -> bool:
     return text[:8].lower().startswith(_SCHEMES) or "=" in text.partition("?")[2]
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=1 << 18)
 def _scrub_text(text: str, kinds: tuple[str, ...], as_url: bool | None = None) -> str:
+    if not _DETECTORS.could_hold(text):
+        return text
+    probe = unquote(text) if "%" in text else text       # a percent-encoded datum is a datum
+    secret = "secret" in kinds and _DETECTORS.secret_gate(probe)
+    pii = "pii" in kinds and _pii_gate(probe, as_url)
+    if not secret and not pii:
+        return text                   # nor can any path-like word of it hold anything
     url = _looks_like_url(text) if as_url is None else as_url
-    spans = _secret_spans(text, url) if "secret" in kinds else []
-    if "pii" in kinds and _PII_GATE.search(text):
+    spans = _secret_spans(text, url) if secret else []
+    if pii:
         for f in _DETECTORS.pii().scan(_document(text, url)):
             if f.extra.get("replacement") is not None:       # what `redact` removes; kept data stay
                 spans.append((f.start, f.end, _pii_mask(text[f.start:f.end], f.entity)))
@@ -171,10 +235,11 @@ def scrub_text(text: str, kinds: tuple[str, ...] = ("secret", "pii"), *, as_url:
 
 
 def _segment_spans(seg: str) -> list[tuple[int, int, str]]:
-    if not _PII_GATE.search(seg) and not _DETECTORS.secret_gate(seg):
+    pii = _pii_gate(seg, False)
+    if not pii and not _DETECTORS.secret_gate(seg):
         return []
     spans = _secret_spans(seg, "=" in seg)
-    if _PII_GATE.search(seg):
+    if pii:
         for rec in _DETECTORS.recognizers():
             entity = rec.supported_entities[0]
             if entity not in _PATH_ENTITIES:
@@ -186,7 +251,7 @@ def _segment_spans(seg: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=1 << 16)
 def _scrub_segment(seg: str) -> str:
     decoded = unquote(seg) if "%" in seg else seg
     spans = _segment_spans(decoded)
@@ -211,14 +276,70 @@ def scrub_path(path: str) -> str:
 
 
 def scrub_data(obj: Any, kinds: tuple[str, ...] = ("secret", "pii")) -> Any:
-    """A copy of a JSON-like structure with `scrub_text` applied to every string, dictionary keys included."""
-    if isinstance(obj, str):
-        return scrub_text(obj, kinds)
-    if isinstance(obj, dict):
-        return {scrub_data(k, kinds) if isinstance(k, str) else k: scrub_data(v, kinds) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [scrub_data(v, kinds) for v in obj]
-    return obj
+    """A JSON-like structure with `scrub_text` applied to every string, dictionary keys included: a copy when
+    anything changed, else `obj` itself.
+
+    Its distinct strings are gated in one pass: joined by line breaks, they go through the RE2 gate of
+    `_Detectors.could_hold` once (a match reaching over the breaks only makes both strings suspects), and
+    only the strings a match touches are scrubbed one by one. A report of 500,000 strings costs a walk."""
+    kinds = tuple(kinds)
+    seen: dict[str, None] = {}
+
+    def collect(o) -> None:
+        if isinstance(o, str):
+            seen[o] = None
+        elif isinstance(o, dict):
+            for k, v in o.items():
+                if isinstance(k, str):
+                    seen[k] = None
+                collect(v)
+        elif isinstance(o, (list, tuple)):
+            try:
+                seen.update(dict.fromkeys(o))      # a list of strings (and numbers): in one C call
+            except TypeError:                      # it holds dictionaries or lists
+                for v in o:
+                    collect(v)
+
+    collect(obj)
+    changed = {}
+    for text in _suspects([t for t in seen if isinstance(t, str)]):
+        if len(text) >= 4:
+            out = _scrub_text(text, kinds, None)
+            if out != text:
+                changed[text] = out
+    if not changed:
+        return obj
+
+    def walk(o):
+        if isinstance(o, str):
+            return changed.get(o, o)
+        if isinstance(o, dict):
+            return {changed.get(k, k) if isinstance(k, str) else k: walk(v) for k, v in o.items()}
+        if isinstance(o, (list, tuple)):
+            return [walk(v) for v in o]
+        return o
+    return walk(obj)
+
+
+_JOIN = "\n" * 4     # longer than any gap the digit shapes allow: no shape runs from one text into the next
+
+
+def _suspects(texts: list[str]) -> list[str]:
+    """The texts the RE2 gate could match in, found with one scan over all of them joined."""
+    gate = _DETECTORS.any_gate()
+    if gate is False:
+        return texts
+    joined = _JOIN.join(texts)
+    starts, pos = [], 0
+    for t in texts:
+        starts.append(pos)
+        pos += len(t) + len(_JOIN)
+    hit: set[int] = set()
+    for m in gate.finditer(joined):
+        first = bisect.bisect_right(starts, m.start()) - 1
+        last = bisect.bisect_right(starts, max(m.end() - 1, m.start())) - 1
+        hit.update(range(first, last + 1))
+    return [texts[i] for i in sorted(hit)]
 
 
 def mask_paths(obj: Any, keys: frozenset[str] = frozenset({"path"})) -> Any:
