@@ -267,3 +267,83 @@ def test_the_key_comes_from_a_file_outside_the_repository(repo, tmp_path, monkey
         main(["scan", "fx", "--format", "sarif"])
     err = capsys.readouterr().err.strip()
     assert exc.value.code == 2 and err.count("\n") == 0 and "inside the repository" in err
+
+
+# --------------------------------------------------------------------------- old baselines and allowlists
+
+def _old_files(repo: Path, keyed: bool):
+    """A baseline and an allowlist as centinela 0.1.0 wrote them for this page: the injection under the
+    unchanged scheme, the phone under the old plain datum digest (or its HMAC, when keyed)."""
+    from scanner.scan import Scanner
+    from scanner.suppress import SourceFiles
+
+    result = Scanner().scan([repo / "fx"])
+    files = SourceFiles(repo, result.roots)
+    rows = []
+    for f in result.findings:
+        rel = files.path_of(f.path)
+        if f.kind == "pii":
+            fp = keyed_fingerprint(f.rule_id, rel, PAGE[f.start:f.end], KEY.encode()) if keyed else \
+                legacy_fingerprint(f, rel, PAGE)
+        else:
+            fp = fpmod.finding_fingerprint(f, rel, PAGE)
+        rows.append({"path": rel, "rule": f.rule_id, "fingerprint": fp, "count": 1})
+    baseline = {"version": 1, "tool": "centinela", "fingerprint": FINGERPRINT_KEY, "keyed": keyed,
+                "total": len(rows), "results": rows}
+    (repo.parent / "old-baseline.json").write_text(json.dumps(baseline), encoding="utf-8")
+    phone = next(r for r in rows if r["rule"] == "PII003")
+    allow = {"version": 1, "entries": [{"fingerprint": phone["fingerprint"], "rule": "PII003", "path": phone["path"],
+                                        "reason": "the switchboard of the sample page", "reviewer": "@ana"}]}
+    (repo.parent / "old-allow.yaml").write_text(json.dumps(allow), encoding="utf-8")
+    return phone
+
+
+def test_an_old_unkeyed_baseline_still_suppresses_and_says_to_rewrite_it(repo, monkeypatch, capsys):
+    _old_files(repo, keyed=False)
+    monkeypatch.delenv("CENTINELA_FINGERPRINT_KEY", raising=False)
+    monkeypatch.chdir(repo)
+    with pytest.raises(SystemExit) as exc:
+        main(["scan", "fx", "--baseline", str(repo.parent / "old-baseline.json")])
+    out = capsys.readouterr()
+    assert exc.value.code == 0 and "2 suppressed (inline 0, allowlist 0, baseline 2)" in out.out
+    assert "warning: baseline-legacy-unkeyed" in out.err and "--write-baseline" in out.err
+    # rewritten, it is version 2, datum-free, and still suppresses
+    with pytest.raises(SystemExit):
+        main(["scan", "fx", "--baseline", str(repo.parent / "old-baseline.json"),
+              "--write-baseline", str(repo.parent / "new-baseline.json")])
+    capsys.readouterr()
+    new = json.loads((repo.parent / "new-baseline.json").read_text())
+    assert new["version"] == 2 and new["keyed"] is False
+    old = json.loads((repo.parent / "old-baseline.json").read_text())
+    assert {r["fingerprint"] for r in new["results"]} != {r["fingerprint"] for r in old["results"]}
+    with pytest.raises(SystemExit) as exc:
+        main(["scan", "fx", "--baseline", str(repo.parent / "new-baseline.json")])
+    out = capsys.readouterr()
+    assert exc.value.code == 0 and "legacy" not in out.err and "baseline 2" in out.out
+
+
+def test_an_old_keyed_baseline_matches_as_it_did(repo, monkeypatch, capsys):
+    _old_files(repo, keyed=True)
+    monkeypatch.setenv("CENTINELA_FINGERPRINT_KEY", KEY)
+    monkeypatch.chdir(repo)
+    with pytest.raises(SystemExit) as exc:
+        main(["scan", "fx", "--baseline", str(repo.parent / "old-baseline.json")])
+    out = capsys.readouterr()
+    assert exc.value.code == 0 and "baseline 2" in out.out and "warning" not in out.err
+
+
+def test_an_old_allowlist_entry_still_matches_and_gets_its_new_value(repo, monkeypatch, capsys):
+    _old_files(repo, keyed=False)
+    monkeypatch.delenv("CENTINELA_FINGERPRINT_KEY", raising=False)
+    monkeypatch.chdir(repo)
+    with pytest.raises(SystemExit) as exc:
+        main(["scan", "fx", "--allowlist", str(repo.parent / "old-allow.yaml"), "--format", "sarif",
+              "--output", str(repo.parent / "s.sarif")])
+    out = capsys.readouterr()
+    assert exc.value.code == 1                                   # the injection still fails
+    assert "warning: allowlist-legacy-fingerprint" in out.err
+    log = json.loads((repo.parent / "s.sarif").read_text())
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["INJ001"]
+    assert log["runs"][0]["properties"]["suppressedResultsLeftOut"] == {"allowlist": 1}
+    new_value = out.err.split("replace it by ")[1].split(" ")[0]
+    assert len(new_value) == 64 and new_value not in (repo.parent / "old-allow.yaml").read_text()
