@@ -7,6 +7,7 @@ asked (usage error, unreadable input, missing file) with a one-line message on s
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import click
 from scanner import TOOL_NAME, __version__
 from scanner.atomic import atomic_write_text
 from scanner.budget import DEFAULT_MAX_FILE_MB, DEFAULT_MAX_FILE_SECONDS, DEFAULT_MAX_MEMORY_MB
+from scanner.terminal import json_text, safe, safe_text
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -36,6 +38,10 @@ output_option = click.option("--output", "-o", "output", type=click.Path(dir_oka
 
 
 def emit(text: str, output: Path | None, color: bool | None = None) -> None:
+    """Write a command's output to stdout (or atomically to `output`). Every control, escape and bidi
+    character left in it is shown as a visible escape (`scanner.terminal`), on a terminal or not; with
+    `color`, our own SGR colours pass (the caller sanitised the data before colouring it)."""
+    text = safe_text(text, keep_sgr=bool(color))
     if not text.endswith("\n"):
         text += "\n"
     if output is None:
@@ -45,11 +51,17 @@ def emit(text: str, output: Path | None, color: bool | None = None) -> None:
         atomic_write_text(output, text)
     except OSError as exc:
         raise RunError(f"{output}: cannot write: {exc.strerror or exc}") from None
-    click.echo(f"wrote {output}", err=True)
+    warn(f"wrote {output}")
+
+
+def warn(message: str) -> None:
+    """One line on stderr, every untrusted character in it escaped (a line break too: it stays one line)."""
+    click.echo(safe(message), err=True)
 
 
 def to_json(data) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """JSON output: readable Spanish, and every character a terminal could act on as a `\\uXXXX` escape."""
+    return json_text(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -97,14 +109,17 @@ def manifest_verify(roots: tuple[Path, ...], fmt: str, output: Path | None) -> N
             "ok": all(r.ok for r in reports), "trees": [r.to_json() for r in reports]}
         emit(to_json(data if reports else {"ok": True, "problems": [], "trees": []}), output)
     else:
+        from scanner.scrub import shown, shown_path
+
         lines = []
         for report in reports:
-            lines += [f"{p.path}: {p.code}: {p.message}" for p in report.problems]
-            lines += [f"{p.path}: warning: {p.code}: {p.message}" for p in report.warnings]
-            codes = sorted({p.code for p in report.problems})
-            lines.append(f"{report.root}: ok — {report.files_checked} files, providers: {', '.join(report.providers) or 'none'}"
+            lines += [f"{shown_path(p.path)}: {safe(p.code)}: {shown(p.message)}" for p in report.problems]
+            lines += [f"{shown_path(p.path)}: warning: {safe(p.code)}: {shown(p.message)}" for p in report.warnings]
+            codes = sorted({safe(p.code) for p in report.problems})
+            providers = ", ".join(shown_path(p) for p in report.providers) or "none"
+            lines.append(f"{shown_path(report.root)}: ok — {report.files_checked} files, providers: {providers}"
                          if report.ok else
-                         f"{report.root}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''} "
+                         f"{shown_path(report.root)}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''} "
                          f"({', '.join(codes)}) in {report.files_checked} listed files")
         emit("\n".join(lines) or "no fixture tree among the given files", output)
     sys.exit(EXIT_OK if all(r.ok for r in reports) else EXIT_FAIL)
@@ -136,16 +151,18 @@ def manifest_update(root: Path, paths, captured_at, cls, case, synthetic, rehash
     if fmt == "json":
         emit(to_json(result.to_json()), output)
     else:
+        from scanner.scrub import shown, shown_path as sp
+
         verb = "would add" if dry_run else "added"
-        lines = [f"{verb} {a['path']} (class {a['class']}, case {a['case']}, captured_at {a['captured_at']})"
-                 for a in result.added]
-        lines += [f"rehashed {r['path']}: {r['old']} -> {r['new']}" for r in result.rehashed]
-        lines += [f"forgot {p}" for p in result.forgotten]
-        lines += [f"{c['path']}: changed since it was listed (sha256 {c['actual']}, manifest {c['listed']}); "
-                  f"review it, then pass --rehash {c['path']} to accept it" for c in result.changed]
-        lines += [f"{p}: listed but missing; restore it, or pass --forget {p}" for p in result.missing]
-        lines += [f"{s['path']}: not added: {s['reason']}" for s in result.skipped]
-        lines += [f"{o['path']}: path_outside_root: {o['reason']}: not read" for o in result.outside]
+        lines = [f"{verb} {sp(a['path'])} (class {safe(a['class'])}, case {shown(a['case'])}, "
+                 f"captured_at {safe(a['captured_at'])})" for a in result.added]
+        lines += [f"rehashed {sp(r['path'])}: {r['old']} -> {r['new']}" for r in result.rehashed]
+        lines += [f"forgot {sp(p)}" for p in result.forgotten]
+        lines += [f"{sp(c['path'])}: changed since it was listed (sha256 {c['actual']}, manifest {c['listed']}); "
+                  f"review it, then pass --rehash {sp(c['path'])} to accept it" for c in result.changed]
+        lines += [f"{sp(p)}: listed but missing; restore it, or pass --forget {sp(p)}" for p in result.missing]
+        lines += [f"{sp(s['path'])}: not added: {shown(s['reason'])}" for s in result.skipped]
+        lines += [f"{sp(o['path'])}: path_outside_root: {shown(o['reason'])}: not read" for o in result.outside]
         lines.append(f"{len(result.added)} added, {len(result.rehashed)} rehashed, {len(result.changed)} changed, "
                      f"{len(result.missing)} missing, {len(result.skipped)} skipped"
                      + ("" if result.written or dry_run else " (manifest unchanged)"))
@@ -188,20 +205,22 @@ def _drop_expected_injections(result, classes: set[str]) -> None:
     result.findings = kept
     for doc in result.documents:
         doc["injection_vectors"] = sorted({f.vector for f in kept if f.path == doc["path"] and f.kind == "injection"})
-    click.echo(f"{allowed} injection finding(s) in fixtures of class {', '.join(sorted(classes))} left out (expected)",
-               err=True)
+    warn(f"{allowed} injection finding(s) in fixtures of class {', '.join(sorted(classes))} left out (expected)")
 
 
-def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_path, write_baseline_path):
+def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_path, write_baseline_path,
+              sarif: bool = False):
     """Apply inline directives, the allowlist and the baseline; write a baseline when asked. Returns the
-    fingerprint key (give the same one to build_sarif). A bad allowlist or baseline: exit 2."""
+    fingerprint key (give the same one to build_sarif). A bad allowlist, baseline or key: exit 2. When
+    fingerprints of secrets or personal data are written or matched without a key, warns once."""
+    from scanner.fingerprint import unkeyed_warning_once
     from scanner.suppress import (
         DEFAULT_ALLOWLIST, SourceFiles, SuppressionError, apply_suppressions, fingerprint_key_from_env,
         load_allowlist, load_baseline, write_baseline,
     )
 
     try:
-        key = fingerprint_key_from_env()
+        key = fingerprint_key_from_env(repo_root=repo_root)
         if allowlist_path is None and (repo_root / DEFAULT_ALLOWLIST).is_file():
             allowlist_path = repo_root / DEFAULT_ALLOWLIST
         allowlist = load_allowlist(allowlist_path, repo_root) if allowlist_path is not None else None
@@ -219,7 +238,11 @@ def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_
                                 scanned=[d["path"] for d in result.documents if "error" not in d],  # read ones only
                                 active_rules=active)
     for w in report.warnings:
-        click.echo(str(w), err=True)
+        warn(str(w))
+    if sarif or allowlist is not None or baseline is not None or write_baseline_path is not None:
+        message = unkeyed_warning_once(result.findings, key)
+        if message:
+            warn(f"{TOOL_NAME}: {message}")
     result.suppression = report
     if write_baseline_path is not None:
         try:
@@ -227,7 +250,7 @@ def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_
                                text_of=files.text_of, key=key)
         except OSError as exc:
             raise RunError(f"{write_baseline_path}: cannot write: {exc.strerror or exc}") from None
-        click.echo(f"wrote {write_baseline_path}: {n} finding(s) baselined", err=True)
+        warn(f"wrote {write_baseline_path}: {n} finding(s) baselined")
     return key
 
 
@@ -242,7 +265,7 @@ def _progress_bar():
             yield from targets
             return
         with click.progressbar(targets, label="scanning", file=sys.stderr,
-                               item_show_func=lambda t: t.display[-40:] if t else "") as bar:
+                               item_show_func=lambda t: safe(t.display)[-40:] if t else "") as bar:
             yield from bar
     return wrap
 
@@ -339,7 +362,8 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
     if allow_classes:
         _drop_expected_injections(result, set(allow_classes))
     repo_root = _repo_root()
-    key = _suppress(result, scanner, kind_list, repo_root, allowlist_path, baseline_path, write_baseline_path)
+    key = _suppress(result, scanner, kind_list, repo_root, allowlist_path, baseline_path, write_baseline_path,
+                    sarif=fmt == "sarif")
     result.include_suppressed = include_suppressed
     if fmt == "sarif":
         from scanner.sarif import build_sarif, dumps_sarif
@@ -390,8 +414,7 @@ def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
             if mode == "write":
                 finished += [f"{root}/{rel}" for rel in finish_journal(root)]
             else:
-                click.echo(f"{root}: an interrupted redaction left {journal.name}: run redact --write to finish it",
-                           err=True)
+                warn(f"{root}: an interrupted redaction left {journal.name}: run redact --write to finish it")
     try:
         redactor = Redactor(kind_list)
         plan = redactor.plan(list(paths), provenance)
@@ -402,7 +425,9 @@ def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
     if fmt == "json":
         data = plan.to_json()
         if finished:
-            data["finished_from_journal"] = finished
+            from scanner.scrub import scrub_path
+
+            data["finished_from_journal"] = [scrub_path(f) for f in finished]
         emit(to_json(data), output)
     else:
         emit(format_text(plan, wrote=mode == "write"), output)
@@ -424,14 +449,20 @@ def check_command(root: Path, out: Path, category: str, run_dir: Path | None, fm
     """Everything CI needs: manifest verify, scan (JSON + SARIF) and redact --check on the tree at ROOT; with
     --run, also verify-run, score (report.json/md/html) and the gates."""
     from scanner.check import format_text, run_check
+    from scanner.fingerprint import unkeyed_warning_once
     from scanner.fixtures.tree import TreeError
-
     from scanner.score.inputs import ScoreInputError
+    from scanner.suppress import SuppressionError, fingerprint_key_from_env
 
+    repo_root = _repo_root()
     try:
-        report = run_check(root, out, _repo_root(), category, run_dir)
-    except (TreeError, ScoreInputError) as exc:
+        key = fingerprint_key_from_env(repo_root=repo_root)
+        report = run_check(root, out, repo_root, category, run_dir, fingerprint_key=key)
+    except (TreeError, ScoreInputError, SuppressionError) as exc:
         raise RunError(str(exc)) from None
+    message = unkeyed_warning_once(report.sensitive_findings, key)
+    if message:
+        warn(f"{TOOL_NAME}: {message}")
     emit(to_json(report.to_json()) if fmt == "json" else format_text(report) + f"\noutputs in {out}/", None)
     sys.exit(EXIT_OK if report.ok else EXIT_FAIL)
 
@@ -566,11 +597,27 @@ def serve_command(root, provider, port, host, log_path, scenarios, retry_after) 
         raise RunError(str(exc)) from None
 
 
+class _SafeLogFormatter(logging.Formatter):
+    """A library's log line (pdfminer quotes a PDF's objects) on stderr: one line, every escape visible."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safe(super().format(record))
+
+
+def _safe_logging() -> None:
+    root = logging.getLogger()
+    if not root.handlers:            # otherwise logging's last-resort handler would print records raw
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_SafeLogFormatter(f"{TOOL_NAME}: %(name)s: %(levelname)s: %(message)s"))
+        root.addHandler(handler)
+
+
 def main(argv=None) -> None:
     """Entry point: every failure to run is exit 2 with one line on stderr, never a traceback."""
     from scanner import netlock
 
     netlock.install(allow_loopback=True)  # loopback only: the replay server; nothing else is ever reached
+    _safe_logging()
     try:
         rc = cli.main(args=argv, prog_name=TOOL_NAME, standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:  # pragma: no cover - click >= 8.2
@@ -578,10 +625,10 @@ def main(argv=None) -> None:
         sys.exit(EXIT_ERROR)
     except click.UsageError as exc:
         cmd = exc.ctx.command_path if exc.ctx else TOOL_NAME
-        click.echo(f"{cmd}: error: {exc.format_message()} (see {cmd} --help)", err=True)
+        warn(f"{cmd}: error: {exc.format_message()} (see {cmd} --help)")
         sys.exit(EXIT_ERROR)
     except click.ClickException as exc:
-        click.echo(f"{TOOL_NAME}: error: {exc.format_message()}", err=True)
+        warn(f"{TOOL_NAME}: error: {exc.format_message()}")
         sys.exit(EXIT_ERROR)
     except click.exceptions.Abort:
         click.echo(f"{TOOL_NAME}: aborted", err=True)
@@ -594,10 +641,10 @@ def main(argv=None) -> None:
     except BrokenPipeError:
         sys.exit(EXIT_OK)
     except netlock.NetworkBlocked as exc:
-        click.echo(f"{TOOL_NAME}: error: {exc}", err=True)
+        warn(f"{TOOL_NAME}: error: {exc}")
         sys.exit(EXIT_ERROR)
     except Exception as exc:  # a bug must still honour the contract: one line, exit 2
-        click.echo(f"{TOOL_NAME}: internal error: {type(exc).__name__}: {exc}", err=True)
+        warn(f"{TOOL_NAME}: internal error: {type(exc).__name__}: {exc}")
         sys.exit(EXIT_ERROR)
     sys.exit(rc if isinstance(rc, int) else EXIT_OK)
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from scanner.cli import EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, to_json
+from scanner.cli import EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, to_json, warn
+from scanner.terminal import safe
 from scanner.score.gates import ALL_GATES, THRESHOLDS
 
 
@@ -46,18 +47,20 @@ def _cell(details: dict, gate: str, status: str) -> str:
 
 
 def format_gates(report: dict) -> str:
+    """The gate table. Provider names, gate values and reasons come from a report that a fixture tree (or a
+    hand) wrote: each cell and line is made terminal-safe, so none can move the cursor or break the table."""
     providers = report.get("providers") or {}
     names = sorted(providers)
-    rows = [["gate", "threshold"] + names]
+    rows = [["gate", "threshold"] + [safe(n) for n in names]]
     for g in ALL_GATES:
-        rows.append([g, THRESHOLDS[g]] + [_cell(providers[p].get("gate_details") or {}, g,
-                                                 (providers[p].get("gates") or {}).get(g, "?")) for p in names])
+        rows.append([g, THRESHOLDS[g]] + [safe(_cell(providers[p].get("gate_details") or {}, g,
+                                                      (providers[p].get("gates") or {}).get(g, "?"))) for p in names])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     ranking = report.get("ranking") or []
-    lines.append("ranking: " + (", ".join(f"{i}. {p}" for i, p in enumerate(ranking, 1)) or "none qualifies"))
+    lines.append("ranking: " + (", ".join(f"{i}. {safe(p)}" for i, p in enumerate(ranking, 1)) or "none qualifies"))
     for d in report.get("disqualified") or []:
-        lines.append(f"disqualified: {d['provider']}: {'; '.join(d['reasons'])}")
+        lines.append(safe(f"disqualified: {d['provider']}: {'; '.join(d['reasons'])}"))
     return "\n".join(lines)
 
 
@@ -86,9 +89,9 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
                       "disqualified": result.report["disqualified"], "verdict": verdict, "exit_code": rc}), None)
     else:
         lines = [format_gates(result.report)]
-        lines += [f"problem: {p['path']}: {p['message']}" for p in result.report["problems"]]
-        lines.append(verdict)
-        lines.append("wrote " + ", ".join(str(p) for p in written))
+        lines += [safe(f"problem: {p['path']}: {p['message']}") for p in result.report["problems"]]
+        lines.append(safe(verdict))
+        lines.append(safe("wrote " + ", ".join(str(p) for p in written)))
         emit("\n".join(lines), None)
     sys.exit(rc)
 
@@ -114,7 +117,7 @@ def gates_command(report_json: Path, provider: str | None, fmt: str, output: Pat
                      "reasons": d.get("disqualification_reasons", [])} for p, d in sorted(report["providers"].items())}
         emit(to_json({"gates": block, "ranking": report.get("ranking", []), "verdict": verdict, "exit_code": rc}), output)
     else:
-        emit(format_gates(report) + "\n" + verdict, output)
+        emit(format_gates(report) + "\n" + safe(verdict), output)
     sys.exit(rc)
 
 
@@ -141,21 +144,23 @@ def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_
         verb = "would add" if dry_run else "added"
         lines = [f"{verb} {len(res.added)} judgments to {root / 'golden' / 'judgments.yaml'}; "
                  f"{res.unfilled} left unfilled, {res.unchanged} already there"]
-        lines += [f"conflict: {c}" for c in res.conflicts]
+        lines += [safe(f"conflict: {c}") for c in res.conflicts]
         emit("\n".join(lines), None)
         sys.exit(EXIT_FAIL if res.conflicts else EXIT_OK)
     try:
         pools, problems, run_id = build_pool(root, run_dir)
     except ScoreInputError as exc:
         raise RunError(str(exc)) from None
+    from scanner.scrub import scrub_text
+
     for p in problems:
-        click.echo(f"problem: {p}", err=True)
+        warn(f"problem: {scrub_text(p)}")
     n = sum(len(p.candidates) for p in pools)
     groups = sum(len({c.group for c in p.candidates}) for p in pools)
     hosts = sorted({(p.case, h) for p in pools for h, _ in p.hosts_for_review})
     emit(review_yaml(pools, run_id), output)
-    click.echo(f"{n} unjudged URLs in {groups} suggested groups over {sum(1 for p in pools if p.candidates)} cases; "
-               f"{len(hosts)} relevant hosts missing from expect.hosts", err=True)
+    warn(f"{n} unjudged URLs in {groups} suggested groups over {sum(1 for p in pools if p.candidates)} cases; "
+         f"{len(hosts)} relevant hosts missing from expect.hosts")
     sys.exit(EXIT_OK)
 
 

@@ -156,6 +156,8 @@ def check_corpus(directory: Path, scanner) -> CorpusReport:
 
 
 def format_text(report: CorpusReport) -> str:
+    from scanner.terminal import safe
+
     lines = [f"{'vector':<22} {'recall':>7} {'detected':>9} {'benign':>7} {'false+':>7}"]
     for vector, row in report.per_vector().items():
         recall = "-" if row["recall"] is None else f"{row['recall']:.2f}"
@@ -168,9 +170,10 @@ def format_text(report: CorpusReport) -> str:
         got = f" (flagged as {', '.join(r.flagged_vectors)})" if r.flagged_vectors and r.label == "injection" else ""
         got = f" (flagged as {', '.join(r.flagged_vectors)})" if r.label == "benign" else got
         tail = f" — known gap: {r.known_gap}" if r.known_gap else ""
-        lines.append(f"{what}: {r.id}{got}{' error: ' + r.error if r.error else ''}{tail}")
+        # one line per entry whatever its id or error says (a --corpus directory is anyone's)
+        lines.append(safe(f"{what}: {r.id}{got}{' error: ' + r.error if r.error else ''}{tail}"))
     for g in report.stale_gaps:
-        lines.append(f"stale known gap: {g} now passes (or is not in the corpus): remove it from known_gaps.yaml")
+        lines.append(safe(f"stale known gap: {g} now passes (or is not in the corpus): remove it from known_gaps.yaml"))
     total_inj = sum(1 for r in report.results if r.label == "injection")
     det = sum(1 for r in report.results if r.label == "injection" and r.ok)
     fps = sum(1 for r in report.results if r.label == "benign" and not r.ok)

@@ -113,12 +113,15 @@ class RedactPlan:
     written: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """The contract's plan. A path holding a secret or personal datum is masked (`scanner.scrub`)."""
+        from scanner.scrub import mask_paths
+
         out = {"files": [f.to_json() for f in self.files if f.changes or f.unredactable or f.spans_invalidated]}
         if self.errors:
             out["errors"] = self.errors
         if self.written:
             out["written"] = self.written
-        return out
+        return mask_paths(out, frozenset({"path", "written", "spans_invalidated"}))
 
     @property
     def pending(self) -> bool:
@@ -573,6 +576,9 @@ def _invalidated_spans(root: Path, rel: str, new_text: str) -> list[str]:
 
 
 def format_text(plan: RedactPlan, wrote: bool) -> str:
+    from scanner.scrub import shown, shown_path
+    from scanner.terminal import safe
+
     lines = []
     for fp in plan.files:
         if not (fp.changes or fp.unredactable or fp.spans_invalidated):
@@ -581,19 +587,19 @@ def format_text(plan: RedactPlan, wrote: bool) -> str:
         for r, _ in fp.all_redactions():
             ents[r.entity] = ents.get(r.entity, 0) + 1
         what = ", ".join(f"{n} {e}" for e, n in sorted(ents.items())) or "nothing to replace"
-        lines.append(f"{fp.path}: {what}" + (f"; truncate at {fp.truncate_at}" if fp.truncate else ""))
+        lines.append(f"{shown_path(fp.path)}: {safe(what)}" + (f"; truncate at {fp.truncate_at}" if fp.truncate else ""))
         for r, body in fp.all_redactions():
-            where = (f"{body.region.start}-{body.region.end} {body.region.container}[{r.start}-{r.end}]"
+            where = (f"{body.region.start}-{body.region.end} {safe(body.region.container)}[{r.start}-{r.end}]"
                      if body is not None else f"{r.start}-{r.end}")
-            lines.append(f"  {where} {r.entity} -> {r.replacement} ({r.rule_id})")
+            lines.append(f"  {where} {safe(r.entity)} -> {safe(r.replacement)} ({safe(r.rule_id)})")
         for s in fp.spans_invalidated:
-            lines.append(f"  span invalidated: {s} (re-capture the expected file; never adjust the span by hand)")
+            lines.append(f"  span invalidated: {shown_path(s)} (re-capture the expected file; never adjust the span by hand)")
         for u in fp.unredactable:
-            lines.append(f"  not redacted: {u}")
+            lines.append(f"  not redacted: {shown(u)}")
         for w in fp.warnings:
-            lines.append(f"  warning: {w}")
+            lines.append(f"  warning: {shown(w)}")
     for e in plan.errors:
-        lines.append(f"{e['path']}: error: {e['code']}: {e['message']}")
+        lines.append(f"{shown_path(e['path'])}: error: {safe(e['code'])}: {shown(e['message'])}")
     n = sum(len(fp.all_redactions()) for fp in plan.files)
     files = sum(1 for fp in plan.files if fp.changes)
     verb = "redacted" if wrote else "to redact"

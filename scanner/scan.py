@@ -35,16 +35,22 @@ class ScanResult:
         return [f for f in self.findings if not f.extra.get("suppressed")]
 
     def to_json(self) -> dict:
+        """The contract's JSON. A path holding a secret or personal datum (a file named after a person) is
+        masked in every entry, and error messages are scrubbed (`scanner.scrub`)."""
+        from scanner.scrub import mask_paths, scrub_text
+
         shown = self.findings if self.include_suppressed else self.active()
         out = {
             "tool": {"name": TOOL_NAME, "version": __version__},
             "files_scanned": self.files_scanned,
-            "errors": self.errors,
+            "errors": [{**e, "message": scrub_text(e["message"])} if isinstance(e.get("message"), str) else e
+                       for e in mask_paths(self.errors)],
             "findings": [f.to_json() for f in shown],
-            "documents": self.documents,
+            "documents": mask_paths(self.documents),
         }
+        out["findings"] = mask_paths(out["findings"])
         if self.suppression is not None:
-            out["suppressed"] = self.suppression.to_json()
+            out["suppressed"] = mask_paths(self.suppression.to_json())
         return out
 
     def fails(self, threshold: str = "warning") -> bool:
@@ -257,7 +263,13 @@ _COLORS = {"error": "red", "warning": "yellow", "note": "cyan"}
 
 
 def format_text(result: ScanResult, color: bool = False) -> str:
+    """The text listing, grouped by file. Every field that comes from a file (its name, a JSON key quoted in a
+    message, an injection's evidence) is made terminal-safe first and only then coloured; a path holding a
+    datum is masked (`scanner.scrub`)."""
     import click
+
+    from scanner.scrub import shown, shown_path
+    from scanner.terminal import safe
 
     def paint(text: str, **style) -> str:
         return click.style(text, **style) if color else text
@@ -267,20 +279,20 @@ def format_text(result: ScanResult, color: bool = False) -> str:
     for f in result.active():
         by_path.setdefault(f.path, []).append(f)
     for path in sorted(by_path):
-        lines.append(paint(path, bold=True))
+        lines.append(paint(shown_path(path), bold=True))
         for f in by_path[path]:
             where = f"page {f.page} {f.line}:{f.column}" if f.page else f"{f.line}:{f.column}"
-            label = f.vector or f.entity or ""
-            severity = paint(f"{f.severity:<7}", fg=_COLORS.get(f.severity))
-            lines.append(f"  {where:<12} {severity} {f.rule_id} {label}: {f.message}")
-            lines.append(f"  {'':<12} evidence: {f.evidence}")
+            label = safe(f.vector or f.entity or "")
+            severity = paint(f"{safe(f.severity):<7}", fg=_COLORS.get(f.severity))
+            lines.append(f"  {where:<12} {severity} {safe(f.rule_id)} {label}: {safe(f.message)}")
+            lines.append(f"  {'':<12} evidence: {safe(f.evidence)}")
     for e in result.errors:
-        lines.append(paint(f"{e['path']}: error: {e['code']}: {e['message']}", fg="red"))
+        lines.append(paint(f"{shown_path(e['path'])}: error: {safe(e['code'])}: {shown(e['message'])}", fg="red"))
     flagged = len(by_path)
     shown = sum(len(v) for v in by_path.values())
     lines.append(f"{shown} finding{'s' if shown != 1 else ''} in {flagged} of "
                  f"{result.files_scanned} files"
                  + (f"; {len(result.errors)} could not be read" if result.errors else ""))
     if result.suppression is not None and result.suppression.total:
-        lines.append(result.suppression.summary_line())
+        lines.append(safe(result.suppression.summary_line()))
     return "\n".join(lines)

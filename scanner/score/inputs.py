@@ -187,4 +187,7 @@ def read_run(run_dir: Path) -> RunInputs:
 
 
 def dump_json(data) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    """report.json, cascade.json: every character a terminal could act on as a `\\uXXXX` escape."""
+    from scanner.terminal import json_text
+
+    return json_text(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)) + "\n"

@@ -132,10 +132,13 @@ def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_
         records = [rec for p in sorted(ri.records) for _, rec in sorted(ri.records[p].items())]
         behaviour = [r.to_json() for r in behaviour_checks(read_log(log_path), records, breaker_threshold)]
     ok = all("fail" not in pc.checks.values() for pc in out.values()) and all(b["status"] != "fail" for b in behaviour)
-    return {"ok": ok,
-            "providers": {p: pc.to_json() for p, pc in out.items()},
-            "behaviour": {"log": str(log_path) if log_path else None, "checks": behaviour},
-            "problems": [p.to_json() for p in ti.problems + ri.problems]}
+    from scanner.scrub import scrub_data
+
+    # Messages quote run records (URLs, statuses, costs): secrets and personal data out, as in the score report.
+    return scrub_data({"ok": ok,
+                       "providers": {p: pc.to_json() for p, pc in out.items()},
+                       "behaviour": {"log": str(log_path) if log_path else None, "checks": behaviour},
+                       "problems": [p.to_json() for p in ti.problems + ri.problems]})
 
 
 def _check_call(pc: ProviderCheck, where: str, i: int, call, rel: str, resp) -> None:
@@ -167,17 +170,21 @@ def _check_call(pc: ProviderCheck, where: str, i: int, call, rel: str, resp) -> 
 
 
 def format_text(result: dict) -> str:
+    """The text of `verify_run`'s (already scrubbed) result; each line made terminal-safe as a whole, so a
+    provider name or record path with a line break or an escape stays on its one line, inert."""
+    from scanner.terminal import safe
+
     lines = []
     for p, d in result["providers"].items():
         checks = ", ".join(f"{k} {v}" for k, v in d["checks"].items())
-        lines.append(f"{p}: {checks} ({d['calls_checked']} calls checked, {d['calls_unmatched']} unmatched)")
+        lines.append(safe(f"{p}: {checks} ({d['calls_checked']} calls checked, {d['calls_unmatched']} unmatched)"))
         for f in d["findings"]:
-            lines.append(f"  fail {f['check']}: {f.get('record')}" + (f" call {f['call']}" if f.get("call") else "")
-                         + f": {f['message']}")
+            lines.append(safe(f"  fail {f['check']}: {f.get('record')}" + (f" call {f['call']}" if f.get("call") else "")
+                              + f": {f['message']}"))
     for b in result.get("behaviour", {}).get("checks", []):
-        lines.append(f"behaviour {b['provider']}: {b['name']} {b['status']}"
-                     + (f": {b['details'][0]}" if b["details"] and b["status"] == "fail" else ""))
+        lines.append(safe(f"behaviour {b['provider']}: {b['name']} {b['status']}"
+                          + (f": {b['details'][0]}" if b["details"] and b["status"] == "fail" else "")))
     for pr in result["problems"]:
-        lines.append(f"problem: {pr['path']}: {pr['message']}")
+        lines.append(safe(f"problem: {pr['path']}: {pr['message']}"))
     lines.append("ok: the run agrees with its fixtures" if result["ok"] else "FAIL: the run disagrees with its fixtures")
     return "\n".join(lines)

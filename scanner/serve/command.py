@@ -10,6 +10,7 @@ from pathlib import Path
 from scanner.serve.catalog import ServeError, load_catalog, tree_providers
 from scanner.serve.scenarios import Scenarios
 from scanner.serve.server import ReplayServer, RequestLog
+from scanner.terminal import safe
 
 DEFAULT_LOG = Path("centinela-out") / "serve.jsonl"
 
@@ -41,12 +42,13 @@ def run(server: ReplayServer, out=sys.stdout, err=sys.stderr) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         for provider, url in server.base_urls.items():
-            print(f"{provider} {url}", file=out, flush=True)
+            # A provider is a folder name of the tree: shown terminal-safe (a client reads this line too).
+            print(f"{safe(provider)} {safe(url)}", file=out, flush=True)
         answers = sum(len(c.answers) for c in server.catalogs.values())
-        print(f"centinela serve: {answers} recorded answers; scenarios: "
-              + ("; ".join(f"{p}: {', '.join(c.scenario_names())}" for p, c in server.catalogs.items()))
-              + (f"; log: {server.log.path}" if server.log.path else "")
-              + "; stop with Ctrl-C or SIGTERM", file=err, flush=True)
+        print(safe(f"centinela serve: {answers} recorded answers; scenarios: "
+                   + ("; ".join(f"{p}: {', '.join(c.scenario_names())}" for p, c in server.catalogs.items()))
+                   + (f"; log: {server.log.path}" if server.log.path else "")
+                   + "; stop with Ctrl-C or SIGTERM"), file=err, flush=True)
         await stop.wait()
         stats = server.stats()
         await server.stop()

@@ -21,6 +21,7 @@ from scanner.serve.catalog import Catalog, Fixture, ServeError
 from scanner.serve.http11 import BadRequest, Request, encode_response, read_request
 from scanner.serve.matching import normalise_path, request_key
 from scanner.serve.scenarios import OK, Scenarios
+from scanner.terminal import json_text
 
 CONTROL_PREFIX = "/_centinela/"
 SCENARIO_HEADER = "x-centinela-scenario"
@@ -51,14 +52,32 @@ def _seconds_text(value: float) -> str:
     return f"{value:.6f}".rstrip("0").rstrip(".") or "0"
 
 
+# Log fields a client writes (the request line, its body, its headers): a credential sent in them (an
+# `api_key=` in the query string, a key in the JSON body, a token in a header) must not land in the log.
+_CLIENT_FIELDS = ("key", "call", "path", "scenario")
+
+
+def public_entry(entry: dict) -> dict:
+    """The entry as logged: every secret in what the client sent replaced by REDACTED (`scanner.scrub`)."""
+    from scanner.scrub import scrub_request
+
+    out = dict(entry)
+    for name in _CLIENT_FIELDS:
+        if isinstance(out.get(name), str):
+            out[name] = scrub_request(out[name])
+    return out
+
+
 class RequestLog:
     """Every request as one JSON line, written when the request is over (answered, or its held connection
-    closed). Without a path the entries are kept in memory (`entries`)."""
+    closed). Without a path the entries are kept in memory (`entries`). Secrets a client sent are replaced
+    by REDACTED first (`public_entry`), in the file and in memory alike."""
 
     def __init__(self, path: Path | None = None):
         self.path = path
         self.entries: list[dict] = []
         self._fh = None
+        public_entry({"key": "GET / ?api_key=warm-up"})   # load the rules now, not during the first request
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,10 +86,11 @@ class RequestLog:
                 raise ServeError(f"{path}: cannot write the request log: {exc.strerror or exc}") from None
 
     def write(self, entry: dict) -> None:
+        entry = public_entry(entry)
         if self._fh is None:
             self.entries.append(entry)
             return
-        self._fh.write(json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n")
+        self._fh.write(json_text(json.dumps(entry, ensure_ascii=False, sort_keys=True)) + "\n")
         self._fh.flush()
 
     def close(self) -> None:
