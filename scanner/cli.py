@@ -422,11 +422,12 @@ def check_command(root: Path, out: Path, category: str, run_dir: Path | None, fm
     from scanner.check import format_text, run_check
     from scanner.fixtures.tree import TreeError
 
+    from scanner.score.gates import ReportError
     from scanner.score.inputs import ScoreInputError
 
     try:
         report = run_check(root, out, _repo_root(), category, run_dir)
-    except (TreeError, ScoreInputError) as exc:
+    except (TreeError, ScoreInputError, ReportError) as exc:
         raise RunError(str(exc)) from None
     emit(to_json(report.to_json()) if fmt == "json" else format_text(report) + f"\noutputs in {out}/", None)
     sys.exit(EXIT_OK if report.ok else EXIT_FAIL)

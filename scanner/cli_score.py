@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import math
 import sys
 from pathlib import Path
 
@@ -11,38 +11,34 @@ import click
 from scanner.cli import EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, to_json
 from scanner.score.gates import ALL_GATES, THRESHOLDS
 
+REPORT_MAX_BYTES = 256 << 20
+
 
 def gate_outcome(report: dict, provider: str | None) -> tuple[int, str]:
-    """(exit code, one-line verdict) of `centinela gates` for a report."""
-    providers = report.get("providers") or {}
-    ranking = report.get("ranking") or []
-    if provider is not None and provider not in providers:
-        raise RunError(f"provider {provider!r} is not in the report (it has: {', '.join(sorted(providers)) or 'none'})")
-    passing = [p for p, d in sorted(providers.items()) if "fail" not in (d.get("gates") or {}).values()]
-    target = provider or (ranking[0] if ranking else None)
-    if target is None:
-        return EXIT_FAIL, "no provider qualifies: every one fails a hard gate"
-    failed = [g for g, v in (providers[target].get("gates") or {}).items() if v == "fail"]
-    if failed:
-        return EXIT_FAIL, f"{target} fails: {', '.join(failed)}"
-    if not passing:
-        return EXIT_FAIL, "no provider passes every gate"
-    pending = [g for g, v in providers[target]["gates"].items() if v in ("pending", "n/a")]
-    tg = providers[target]["gates"]
-    tail = " (" + ", ".join(f"{g} {tg[g]}" for g in pending) + ")" if pending else ""
-    return EXIT_OK, f"{target} passes every hard gate{tail}"
+    """(exit code, one-line verdict) of `centinela gates` for a report (scanner.score.gates.judge); a report
+    that cannot be judged is exit 2."""
+    from scanner.score.gates import ReportError, judge
+
+    try:
+        passes, verdict = judge(report, provider)
+    except ReportError as exc:
+        raise RunError(str(exc)) from None
+    return (EXIT_OK if passes else EXIT_FAIL), verdict
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _cell(details: dict, gate: str, status: str) -> str:
-    d = details.get(gate) or {}
+    d = details.get(gate)
+    d = d if isinstance(d, dict) else {}
     if gate == "honest_partial":
-        n = len(d.get("violations") or [])
+        violations = d.get("violations")
+        n = len(violations) if isinstance(violations, list) else 0
         return f"{status} ({n} false)" if n else status
-    if gate == "cost_divergence":
-        div = d.get("divergence")
-        return f"{status} ({div:.3f})" if div is not None else status
-    v = d.get("value")
-    return f"{status} ({v:.3f})" if v is not None else status
+    v = d.get("divergence" if gate == "cost_divergence" else "value")
+    return f"{status} ({v:.3f})" if _number(v) else status
 
 
 def format_gates(report: dict) -> str:
@@ -100,15 +96,20 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
 @output_option
 def gates_command(report_json: Path, provider: str | None, fmt: str, output: Path | None) -> None:
     """Print the hard-gate block; exit 1 if the provider fails a gate or no provider passes them all."""
+    from scanner.jsonsafe import read_json
+    from scanner.score.gates import ReportError, judge
+
     try:
-        report = json.loads(report_json.read_text(encoding="utf-8"))
+        report = read_json(report_json, max_bytes=REPORT_MAX_BYTES)
     except FileNotFoundError:
         raise RunError(f"{report_json}: not found") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         raise RunError(f"{report_json}: not a report: {exc}") from None
-    if not isinstance(report, dict) or not isinstance(report.get("providers"), dict):
-        raise RunError(f"{report_json}: not a centinela report (no providers object)")
-    rc, verdict = gate_outcome(report, provider)
+    try:
+        passes, verdict = judge(report, provider)
+    except ReportError as exc:
+        raise RunError(f"{report_json}: {exc}") from None
+    rc = EXIT_OK if passes else EXIT_FAIL
     if fmt == "json":
         block = {p: {"gates": d.get("gates"), "disqualified": d.get("disqualified"),
                      "reasons": d.get("disqualification_reasons", [])} for p, d in sorted(report["providers"].items())}

@@ -83,3 +83,19 @@ def make_hostile(folder: Path) -> dict[str, str | None]:
     os.mkfifo(folder / "fifo.html")                        # reading it would wait forever
     expected["fifo.html"] = "not_a_file"
     return expected
+
+
+def alias_bomb_yaml(target_kb: int = 329) -> str:
+    """A judgments.yaml of about `target_kb` KB whose last case holds nested aliases: 9 levels of 10 copies
+    each (10⁹ judgments once expanded), padded to size with plain judgments. Valid YAML for PyYAML's loaders."""
+    lines = ["# judgments with a billion laughs", "_bomb:"]
+    lines.append('  l0: &l0 {supports: true, group: "g", verified_published_at: "2026-09-01"}')
+    for level in range(1, 10):
+        lines.append(f"  l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 10) + "]")
+    lines.append("gs-001:")
+    i = 0
+    while sum(len(x) + 1 for x in lines) < target_kb * 1024:
+        lines.append(f'  "https://www.gob.mx/nota/{i}": {{supports: {"true" if i % 2 else "false"}, group: "g{i % 9}"}}')
+        i += 1
+    lines.append('  "https://www.gob.mx/bomb": *l9')
+    return "\n".join(lines) + "\n"
