@@ -24,6 +24,8 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
+from scanner import jsonsafe
+
 PASS, FAIL, NA = "pass", "fail", "n/a"
 HELD = ("held", "client_closed")
 DEFAULT_JITTER_MIN_MS = 50.0    # above the scheduling noise of a loaded machine (measured up to 18 ms)
@@ -57,7 +59,7 @@ def read_log(path: Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            entry = jsonsafe.loads(line)
         except ValueError as exc:
             raise BehaviourError(f"{path}:{number}: not a JSON object: {exc}") from None
         if not isinstance(entry, dict) or not {"id", "ts_start", "ts_end", "status"} <= entry.keys():

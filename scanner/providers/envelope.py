@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from scanner import jsonsafe
 from scanner.loaders.jsondoc import header_map
 
 
@@ -160,7 +160,7 @@ def _decode_body(body: Any, encoding: Any, headers: dict[str, str], problems: li
     stripped = body.lstrip()
     if stripped.startswith(("{", "[")) or "json" in mime:
         try:
-            return json.loads(body)
+            return jsonsafe.loads(body, finite=False)
         except ValueError:
             if "json" in mime and stripped:
                 problems.append(f"{which} body is declared JSON but does not parse")
