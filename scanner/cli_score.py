@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
-from scanner.cli import EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, to_json
+from scanner.cli import (
+    EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, refuse_inside, refuse_same, to_json,
+)
 from scanner.score.gates import ALL_GATES, THRESHOLDS
 
 REPORT_MAX_BYTES = 256 << 20
@@ -68,6 +70,7 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
     from scanner.score.inputs import ScoreInputError
     from scanner.score.report import score, write_report
 
+    refuse_inside("--out", out, root)
     try:
         result = score(root, run_dir)
     except ScoreInputError as exc:
@@ -99,6 +102,7 @@ def gates_command(report_json: Path, provider: str | None, fmt: str, output: Pat
     from scanner.jsonsafe import read_json
     from scanner.score.gates import ReportError, judge
 
+    refuse_same("REPORT_JSON", report_json, "--output", output, "the output would overwrite the report it judges")
     try:
         report = read_json(report_json, max_bytes=REPORT_MAX_BYTES)
     except FileNotFoundError:
@@ -134,6 +138,11 @@ def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_
 
     if (run_dir is None) == (merge_file is None):
         raise click.UsageError("give either --run RUN_DIR (write a review file) or --merge REVIEW_FILE")
+    if dry_run and merge_file is None:
+        raise click.UsageError("--dry-run goes with --merge (writing a review file changes nothing in the tree)")
+    if output is not None and merge_file is not None:
+        raise click.UsageError("--output goes with --run: --merge writes golden/judgments.yaml and prints a summary")
+    refuse_inside("--output", output, root)
     if merge_file is not None:
         try:
             res = merge_review(root, merge_file, dry_run=dry_run)
@@ -178,6 +187,7 @@ def verify_run_command(root: Path, run_dir: Path, log_path: Path | None, breaker
     from scanner.score.inputs import ScoreInputError
     from scanner.score.verify_run import format_text, verify_run
 
+    refuse_inside("--output", output, root)
     try:
         result = verify_run(root, run_dir, log_path, breaker_threshold)
     except (ScoreInputError, BehaviourError) as exc:
