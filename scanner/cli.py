@@ -447,7 +447,10 @@ def redact_command(paths, check_flag, write_flag, provenance, kinds, fmt, output
         journal = root / ".centinela-redact.journal"
         if journal.exists():
             if mode == "write":
-                finished += [f"{root}/{rel}" for rel in finish_journal(root)]
+                try:
+                    finished += [f"{root}/{rel}" for rel in finish_journal(root)]
+                except RedactError as exc:
+                    raise RunError(str(exc)) from None
             else:
                 click.echo(f"{root}: an interrupted redaction left {journal.name}: run redact --write to finish it",
                            err=True)

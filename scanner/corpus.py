@@ -97,6 +97,9 @@ def read_entries(directory: Path) -> list[dict]:
             raise CorpusError(f"{path}:{lineno}: invalid JSON: {exc}") from None
         if not isinstance(entry, dict):
             raise CorpusError(f"{path}:{lineno}: an entry is a JSON object")
+        wrong = [k for k in (*REQUIRED, "document", "file") if k in entry and not isinstance(entry[k], str)]
+        if wrong:
+            raise CorpusError(f"{path}:{lineno}: {wrong[0]} must be a string")
         missing = [k for k in REQUIRED if k not in entry]
         if missing:
             raise CorpusError(f"{path}:{lineno}: missing field {missing[0]}")

@@ -26,6 +26,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner import jsonsafe
 from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_temps
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR, unsafe_reason
@@ -301,14 +302,22 @@ def finish_journal(root: Path) -> list[str]:
     path = root / JOURNAL
     if not path.exists():
         return []
-    journal = json.loads(path.read_text(encoding="utf-8"))
     manifest_path = root / MANIFEST
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    try:
+        journal = jsonsafe.read_json(path)
+        manifest = jsonsafe.read_json(manifest_path)
+    except (OSError, ValueError) as exc:
+        raise RedactError(f"{root}: cannot finish an interrupted redaction: {exc}; restore manifest.json and "
+                          f"{JOURNAL} from version control, or remove {JOURNAL} and re-run") from None
+    if not isinstance(journal, dict) or not isinstance(manifest, dict) or not isinstance(manifest.get("files", {}), dict):
+        raise RedactError(f"{root}: {JOURNAL} or manifest.json is not what a redaction writes: restore them from "
+                          f"version control, or remove {JOURNAL} and re-run")
     files = manifest.setdefault("files", {})
     done = []
     for rel, rec in journal.items():
-        if unsafe_reason(root, rel):
-            continue               # a journal entry pointing out of the tree (edited by hand): never read
+        if unsafe_reason(root, rel) or not isinstance(rec, dict) or not all(
+                isinstance(rec.get(k), str) for k in ("new", "original", "algorithm")):
+            continue               # a journal entry pointing out of the tree, or edited by hand: never used
         target = root / rel
         if not target.is_file():
             continue
@@ -316,7 +325,7 @@ def finish_journal(root: Path) -> list[str]:
         if current != rec["new"]:
             continue               # the interrupted run never replaced this file: it is planned again
         entry = files.get(rel)
-        if entry is None:
+        if not isinstance(entry, dict):
             continue
         listed_original = entry.get("sha256_original")
         if not listed_original or listed_original == entry.get("sha256"):

@@ -112,7 +112,10 @@ def safe_load(text: str, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool 
             if node is None:
                 return None
             _check_nodes(node, unique_keys)
-            return loader.construct_document(node)
+            try:
+                return loader.construct_document(node)
+            except (ValueError, OverflowError, TypeError) as exc:   # a scalar its type cannot hold: 2026-13-45
+                raise YamlRefused(f"invalid value: {exc}") from None
     finally:
         loader.dispose()
 

@@ -285,3 +285,76 @@ def test_gates_still_pass_a_real_report(tmp_path):
 
     check_report(json.loads(json.dumps(out.report)))
     assert os.path.exists(root)
+
+
+# --- more data files, each a clear line or a problem, never an internal error ----------------------------
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("rel, content, expect", [
+    ("golden/judgments.yaml", "gs-001:\n  https://a: {supports: true, verified_published_at: 2026-13-45}\n",
+     "invalid value: month must be in 1..12"),
+    ("golden/cases.yaml", "!!python/object/apply:os.system ['echo hi']", "could not determine a constructor"),
+    ("golden/cases.yaml", "- {id: gs-001, category: A, web_role: required, freshness_days: 99999999999}",
+     "less than or equal to 36500"),
+    ("run/gs-001.json", DEEP, "recursion limit exceeded"),
+    ("run/gs-001.json", "[]", "Input should be an object"),
+])
+def test_hostile_score_inputs_are_problems(tmp_path, capsys, rel, content, expect):
+    root = _tree(tmp_path)
+    run = write_run(tmp_path / "run", {"id": "r"}, {"p": [{"case": "gs-001", "calls": [call(cost=0.01)]}]})
+    target = (run / "p" / "gs-001.json") if rel.startswith("run/") else root / rel
+    target.write_text(content)
+    rc = _exit(["score", str(root), "--run", str(run), "--out", str(tmp_path / "out")])
+    captured = capsys.readouterr()
+    assert "internal error" not in captured.err and rc in (0, 1)
+    assert expect in captured.out, captured.out
+
+
+def test_a_corrupt_redaction_journal_is_one_line(tmp_path, capsys):
+    from tests.treefactory import build_tree
+
+    tree = build_tree(tmp_path / "tree")
+    for content in ("[[[[", "[1, 2]", '{"x.json": 5}'):
+        (tree / ".centinela-redact.journal").write_text(content)
+        rc = _exit(["redact", str(tree), "--write"])
+        err = capsys.readouterr().err.strip().splitlines()
+        if content.startswith("{"):
+            assert rc in (0, 1) and not any("internal error" in e for e in err)   # a bad entry is skipped
+        else:
+            assert rc == 2 and len(err) == 1 and "from version control" in err[0], err
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"id": "a", "ts_start": "x", "ts_end": "y", "status": 200, "provider": "p"}', "ISO 8601"),
+    ('{"id": "a", "ts_start": "2026-01-01T00:00:00Z", "ts_end": "2026-01-01T00:00:01Z", "status": 429, '
+     '"provider": ["p"]}', "must be strings"),
+    ('{"id": "a", "ts_start": "2026-01-01T00:00:00Z", "ts_end": "2026-01-01T00:00:01Z", "status": NaN}', "NaN"),
+    (DEEP, "nested deeper"),
+])
+def test_a_hostile_request_log_is_one_line(tmp_path, capsys, line, message):
+    from scanner.behaviour import BehaviourError, read_log
+
+    log = tmp_path / "serve.jsonl"
+    log.write_text(line + "\n")
+    with pytest.raises(BehaviourError, match=message):
+        read_log(log)
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"id": 1, "vector": "x", "language": "es", "label": "benign", "format": "html", "source": "s", "document": "x"}',
+     "id must be a string"),
+    ('{"id": "x", "vector": "x", "language": "es", "label": "benign", "format": "html", "source": "s", "document": 5}',
+     "document must be a string"),
+    ("[1]", "an entry is a JSON object"),
+    ('{"id": "x", "vector": "x", "language": "es", "label": "benign", "format": "html", "source": "s", '
+     '"file": "../../etc/passwd"}', "not read: climbs out"),
+])
+def test_a_hostile_corpus_is_one_line(tmp_path, capsys, line, message):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "injection.jsonl").write_text(line + "\n")
+    assert _exit(["corpus", "check", "--corpus", str(corpus)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
