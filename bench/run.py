@@ -85,10 +85,12 @@ def bench_pdf_load(repeat: int) -> None:
 
 
 def bench_injection_scan(repeat: int) -> None:
-    """Injection-only scan of the real pages against the lxml parse of the same files (the floor)."""
+    """Injection-only scan of the real pages against the lxml parse of the same files (the floor): with the
+    prefilter, with every page fully loaded, and the full load alone (read + exact units), all in one run."""
     import lxml.html
 
-    from scanner.scan import Scanner
+    from scanner.loaders import load_bytes
+    from scanner.scan import Scanner, Target
 
     files = sorted((REALDATA / "html").glob("*.html"))
     if not files:
@@ -100,17 +102,45 @@ def bench_injection_scan(repeat: int) -> None:
         for p in files:
             lxml.html.document_fromstring(p.read_bytes())
 
+    def load_only():
+        for p in files:
+            load_bytes(p.read_bytes(), p.name)
+
     fast = Scanner(("injection",))
     full = Scanner(("injection",), prefilter=False)
     base = best_of(lxml_parse, repeat)
+    loaded_time = best_of(load_only, repeat)
     ours = best_of(lambda: fast.scan(files), repeat)
     exact = best_of(lambda: full.scan(files), repeat)
-    loaded = sum(not fast.skip_clean_html(__import__("scanner.scan", fromlist=["Target"]).Target(p, p.name)) for p in files)
+    loaded = sum(not fast.skip_clean_html(Target(p, p.name)) for p in files)
     print(f"injection scan: {len(files)} real pages, {mb:.2f} MB, best of {repeat}")
     print(f"  baseline: read + lxml.html parse   {mb / base:7.1f} MB/s")
+    print(f"  read + html load (exact units)     {mb / loaded_time:7.1f} MB/s   = {loaded_time / base:.1f}x the parse time")
     print(f"  centinela scan --kinds injection   {mb / ours:7.1f} MB/s   = {ours / base:.1f}x the parse time "
           f"({loaded} of {len(files)} pages needed the full load)")
-    print(f"  same, prefilter off (every page)   {mb / exact:7.1f} MB/s   = {exact / base:.1f}x the parse time")
+    print(f"  same, prefilter off (every page)   {mb / exact:7.1f} MB/s   = {exact / base:.1f}x the parse time "
+          f"(the load {loaded_time / exact:.0%} of it, the injection rules the rest)")
+
+
+def profile_injection_scan(repeat: int) -> None:
+    """Where the time of a fully loaded injection scan of the real pages goes (cProfile, by own time)."""
+    import cProfile
+    import pstats
+
+    from scanner.scan import Scanner
+
+    files = sorted((REALDATA / "html").glob("*.html"))
+    if not files:
+        print("profile: ../shared/realdata/html absent, skipped")
+        return
+    full = Scanner(("injection",), prefilter=False)
+    full.scan(files)
+    prof = cProfile.Profile()
+    prof.enable()
+    full.scan(files)
+    prof.disable()
+    print("fully loaded injection scan, by own time (cProfile inflates Python-level calls):")
+    pstats.Stats(prof, stream=sys.stdout).sort_stats("tottime").print_stats(15)
 
 
 def bench_full_scan_vs_presidio(repeat: int) -> None:
@@ -172,7 +202,7 @@ def main() -> None:
     args = parser.parse_args()
     for name in args.which:
         {"scan": bench_injection_scan, "full": bench_full_scan_vs_presidio, "html": bench_html_load,
-         "pdf": bench_pdf_load}[name](args.repeat)
+         "pdf": bench_pdf_load, "profile": profile_injection_scan}[name](args.repeat)
 
 
 if __name__ == "__main__":

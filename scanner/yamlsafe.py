@@ -1,7 +1,8 @@
 """The one way centinela reads YAML: plain data only, no aliases, bounded size and depth, and a bounded cache.
 
 Every YAML file the tool reads (rule packs, the personal-data lists, golden cases, families, judgments, a pool
-review file, the allowlist, the corpus's known gaps) comes through `read_yaml(path, ...)` or `safe_load(text, ...)`:
+review file, the allowlist, the corpus's known gaps, recorded cassettes) comes through `read_yaml(path, ...)`,
+`safe_load(text, ...)` or, where the nodes' positions matter (`scanner.exchanges.yamltext`), `compose(text, ...)`:
 
 - **Safe constructors only** (`CSafeLoader`, libyaml's C parser when PyYAML has it, else `SafeLoader`): no
   Python objects come out.
@@ -97,27 +98,33 @@ def _check_nodes(root, unique_keys: bool) -> None:
             stack.extend((child, depth + 1) for child in node.value)
 
 
-def safe_load(text: str, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool = False):
-    """Plain data from YAML text (None for an empty document); `yaml.YAMLError` for invalid or refused YAML.
+def compose(text: str, *, loader=None, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool = False):
+    """(root node, plain data) of YAML text, (None, None) for an empty document; `yaml.YAMLError` for invalid
+    or refused YAML. `loader`: a subclass of the safe loader (recordings add VCR.py's plain-data tags).
     `max_bytes` bounds the text's length in characters (a file's size is checked by `read_yaml`)."""
     if len(text) > max_bytes:
         raise YamlRefused(f"larger than {_size(max_bytes)}: not read")
-    loader = _Loader(text)
+    parser = (loader or _Loader)(text)
     try:
         with gc_paused():
             try:
-                node = loader.get_single_node()
+                node = parser.get_single_node()
             except RecursionError:
                 raise YamlRefused(f"nested deeper than {MAX_DEPTH} levels") from None
             if node is None:
-                return None
+                return None, None
             _check_nodes(node, unique_keys)
             try:
-                return loader.construct_document(node)
+                return node, parser.construct_document(node)
             except (ValueError, OverflowError, TypeError) as exc:   # a scalar its type cannot hold: 2026-13-45
                 raise YamlRefused(f"invalid value: {exc}") from None
     finally:
-        loader.dispose()
+        parser.dispose()
+
+
+def safe_load(text: str, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool = False):
+    """Plain data from YAML text (None for an empty document); `yaml.YAMLError` for invalid or refused YAML."""
+    return compose(text, max_bytes=max_bytes, unique_keys=unique_keys)[1]
 
 
 def _size(n: int) -> str:
