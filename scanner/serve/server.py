@@ -182,9 +182,9 @@ class ReplayServer:
                     if held or self.idle_timeout is None:
                         request = await read_request(reader, writer, self._body_limit)
                     else:
-                        request = await asyncio.wait_for(read_request(reader, writer, self._body_limit),
-                                                         self.idle_timeout)
-                except asyncio.TimeoutError:
+                        request = await _within(read_request(reader, writer, self._body_limit),
+                                                self.idle_timeout)
+                except (asyncio.TimeoutError, TimeoutError):
                     self._idle_closed += 1
                     if _has_unread(reader):        # a request was started and never finished: say so
                         entry = self._begin(None, conn)
@@ -202,6 +202,7 @@ class ReplayServer:
                     writer.write(encode_response(response.status, response.headers, response.body, close=True))
                     await self._drain(writer)
                     self._finish(entry, exc.status)
+                    await _discard_rest(reader, writer)
                     break
                 if request is None:
                     break
@@ -251,8 +252,8 @@ class ReplayServer:
             await writer.drain()
             return True
         try:
-            await asyncio.wait_for(writer.drain(), self.idle_timeout)
-        except asyncio.TimeoutError:
+            await _within(writer.drain(), self.idle_timeout)
+        except (asyncio.TimeoutError, TimeoutError):
             self._idle_closed += 1
             writer.transport.abort()
             return False
@@ -385,6 +386,35 @@ class ReplayServer:
             return _json_response(200, {"scenarios": [s.text for s in scenarios.schedules]})
         return _json_response(404, {"error": f"no control endpoint {request.method} {path}",
                                     "endpoints": ["GET /_centinela/stats", "POST /_centinela/scenario"]})
+
+
+async def _within(awaitable, seconds: float):
+    """`awaitable`, cancelled after `seconds` (TimeoutError). asyncio.timeout (Python 3.11) runs it in this
+    task; wait_for, before 3.11, wraps it in a new one."""
+    if hasattr(asyncio, "timeout"):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, seconds)
+
+
+async def _discard_rest(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """After an early answer (413, 431, 400) the client may still be sending what was refused: say we are done
+    (FIN) and read and drop up to 1 MB of it for up to a second, so closing with unread data does not reset
+    the connection (RST) before the client has read the answer."""
+    async def drop() -> None:
+        dropped = 0
+        while dropped < (1 << 20):
+            chunk = await reader.read(64 * 1024)
+            if not chunk:
+                return
+            dropped += len(chunk)
+
+    try:
+        if writer.can_write_eof():
+            writer.write_eof()
+        await _within(drop(), 1.0)
+    except (OSError, asyncio.TimeoutError, TimeoutError):
+        pass
 
 
 def _has_unread(reader: asyncio.StreamReader) -> bool:
