@@ -24,6 +24,8 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
+from scanner import jsonsafe
+
 PASS, FAIL, NA = "pass", "fail", "n/a"
 HELD = ("held", "client_closed")
 DEFAULT_JITTER_MIN_MS = 50.0    # above the scheduling noise of a loaded machine (measured up to 18 ms)
@@ -57,11 +59,17 @@ def read_log(path: Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            entry = jsonsafe.loads(line)
         except ValueError as exc:
             raise BehaviourError(f"{path}:{number}: not a JSON object: {exc}") from None
         if not isinstance(entry, dict) or not {"id", "ts_start", "ts_end", "status"} <= entry.keys():
             raise BehaviourError(f"{path}:{number}: not a request log entry (needs id, ts_start, ts_end, status)")
+        try:
+            _time(entry["ts_start"]), _time(entry["ts_end"])
+        except (TypeError, ValueError, AttributeError, OverflowError):
+            raise BehaviourError(f"{path}:{number}: ts_start and ts_end must be ISO 8601 date-times") from None
+        if not all(isinstance(entry.get(k), (str, type(None))) for k in ("provider", "call", "key")):
+            raise BehaviourError(f"{path}:{number}: provider, call and key must be strings")
         entries.append(entry)
     return entries
 

@@ -134,7 +134,7 @@ def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: P
 
 
 def _run_parts(root: Path, run_dir: Path, out: Path, report: CheckReport) -> None:
-    from scanner.cli_score import gate_outcome
+    from scanner.score.gates import judge
     from scanner.score.report import score, write_report
     from scanner.score.verify_run import verify_run
 
@@ -147,12 +147,12 @@ def _run_parts(root: Path, run_dir: Path, out: Path, report: CheckReport) -> Non
                              [_dump(out / "verify-run.json", checked)]))
     result = score(root, run_dir)
     written = write_report(result.report, out, result.evals)
-    rc, verdict = gate_outcome(result.report, None)
+    passes, verdict = judge(result.report)
     ranking = result.report["ranking"]
     summary = f"{verdict}; ranking: {', '.join(ranking) or 'none'}"
     if result.report["disqualified"]:
         summary += "; disqualified: " + ", ".join(d["provider"] for d in result.report["disqualified"])
-    report.parts.append(Part("score + gates", rc == 0, summary, [p.name for p in written]))
+    report.parts.append(Part("score + gates", passes, summary, [p.name for p in written]))
 
 
 def format_text(report: CheckReport) -> str:

@@ -64,6 +64,31 @@ def to_json(data) -> str:
     return json_text(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
 
 
+# --- contradictory arguments are usage errors (exit 2), never resolved silently ---------------------------
+
+def same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def refuse_same(option_a: str, a: Path | None, option_b: str, b: Path | None, why: str) -> None:
+    if a is not None and b is not None and same_file(a, b):
+        raise click.UsageError(f"{option_a} and {option_b} name the same file ({a}): {why}")
+
+
+def refuse_inside(option: str, target: Path | None, root: Path) -> None:
+    """An output never lands inside the fixture tree a command reads (it would be an unlisted file of it, or
+    overwrite one of its files)."""
+    if target is None or not root.is_dir():
+        return
+    where, base = os.path.realpath(target), os.path.realpath(root)
+    if os.path.commonpath([where, base]) == base:
+        raise click.UsageError(f"{option} {target} is inside the fixture tree {root}: outputs never go into the "
+                               "tree they read; write it elsewhere")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name=TOOL_NAME)
 def cli() -> None:
@@ -79,25 +104,40 @@ def manifest() -> None:
 
 @manifest.command("verify")
 @click.argument("roots", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--changed-files", is_flag=True,
+              help="The arguments are changed files, as a pre-commit hook passes them: files outside any fixture "
+                   "tree are skipped (and named on stderr) instead of being an error.")
 @format_option()
 @output_option
-def manifest_verify(roots: tuple[Path, ...], fmt: str, output: Path | None) -> None:
+def manifest_verify(roots: tuple[Path, ...], changed_files: bool, fmt: str, output: Path | None) -> None:
     """Verify the fixture tree at ROOT against its manifest.json and the spec's catalogue.
 
-    Files may be given instead of a root (as a pre-commit hook does): the trees that hold them are verified."""
+    A file inside a tree stands for its tree (each tree is verified once). A path that is neither a directory
+    nor a file inside a fixture tree is an error (exit 2), unless --changed-files says the arguments are the
+    files of a commit."""
     from scanner.fixtures.tree import TreeError
     from scanner.fixtures.verify import verify_tree
     from scanner.redact import find_root
 
     trees: list[Path] = []
+    skipped: list[Path] = []
     for arg in roots:
-        if arg.is_file():
-            found = find_root(arg.parent)
+        if not arg.is_dir():
+            found = find_root(arg.parent) if arg.is_file() or changed_files else None
             if found is None:
-                continue             # a file outside any fixture tree has no manifest to verify against
+                if not changed_files:
+                    raise RunError(f"{arg}: not a fixture tree, nor a file inside one (no manifest.json at or "
+                                   "above it)" if arg.exists() else f"{arg}: no such directory")
+                skipped.append(arg)     # a changed file outside any fixture tree has no manifest to verify against
+                continue
             arg = found
         if arg not in trees:
             trees.append(arg)
+    for tree in trees:
+        refuse_inside("--output", output, tree)
+    if skipped:
+        click.echo(f"{len(skipped)} changed file(s) outside any fixture tree, not verified: "
+                   + ", ".join(str(p) for p in skipped[:5]) + (" …" if len(skipped) > 5 else ""), err=True)
     reports = []
     try:
         for tree in trees:
@@ -143,6 +183,10 @@ def manifest_update(root: Path, paths, captured_at, cls, case, synthetic, rehash
     from scanner.fixtures.tree import TreeError
     from scanner.fixtures.update import update_manifest
 
+    refuse_inside("--output", output, root)
+    both = sorted({p.strip("/") for p in rehash} & {p.strip("/") for p in forget})
+    if both:
+        raise click.UsageError(f"--rehash and --forget both name {both[0]}: accept its content or drop its entry, not both")
     try:
         result = update_manifest(root, list(paths) or None, captured_at=captured_at, cls=cls, case=case,
                                  synthetic=synthetic, rehash=list(rehash), forget=list(forget), dry_run=dry_run)
@@ -349,6 +393,17 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
     from scanner.scan import Scanner, format_text
 
     kind_list = _kinds(kinds)
+    refuse_same("--baseline", baseline_path, "--write-baseline", write_baseline_path,
+                "a baseline rewritten from the findings it suppresses accepts every new finding; "
+                "refresh it with --write-baseline alone")
+    for opt, path in (("--baseline", baseline_path), ("--allowlist", allowlist_path)):
+        refuse_same(opt, path, "--write-baseline", write_baseline_path, "it would overwrite its own input")
+        refuse_same(opt, path, "--output", output, "it would overwrite its own input")
+    refuse_same("--write-baseline", write_baseline_path, "--output", output, "one file cannot hold both")
+    for p in paths:
+        if p.is_file():
+            refuse_same("PATH", p, "--output", output, "the output would overwrite a file it scans")
+            refuse_same("PATH", p, "--write-baseline", write_baseline_path, "it would overwrite a file it scans")
     budget = Budget(max_file_seconds, max_file_mb, max_memory_mb)
     missing = [p for p in paths if not os.path.lexists(p)]   # a dangling or looping symlink is a per-file error
     if missing:
@@ -388,18 +443,21 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
 
 @cli.command("redact")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--check", "mode", flag_value="check", default=True, help="Print the plan; change nothing (default).")
-@click.option("--write", "mode", flag_value="write", help="Apply the plan atomically and update manifest.json.")
+@click.option("--check", "check_flag", is_flag=True, help="Print the plan; change nothing (the default).")
+@click.option("--write", "write_flag", is_flag=True, help="Apply the plan atomically and update manifest.json.")
 @click.option("--provenance", type=click.Choice(["sha256", "hmac"]), default="sha256", show_default=True,
               help="How sha256_original is computed: the spec's plain digest, or HMAC-SHA256 keyed by "
                    "$CENTINELA_PROVENANCE_KEY (never committed).")
 @click.option("--kinds", default="secret,pii", show_default=True, help="What to redact: secret, pii or both.")
 @format_option()
 @output_option
-def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
+def redact_command(paths, check_flag, write_flag, provenance, kinds, fmt, output) -> None:
     """Plan (--check) or apply (--write) the spec's redaction rules to files and fixture trees."""
     from scanner.redact import RedactError, Redactor, find_root, finish_journal, format_text
 
+    if check_flag and write_flag:
+        raise click.UsageError("--check and --write contradict each other: give one (--check plans, --write applies)")
+    mode = "write" if write_flag else "check"
     kind_list = tuple(k.strip() for k in kinds.split(",") if k.strip())
     if not kind_list or any(k not in ("secret", "pii") for k in kind_list):
         raise click.BadParameter(f"choose from secret, pii (got {kinds!r})", param_hint="--kinds")
@@ -407,12 +465,20 @@ def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
     if missing:
         raise RunError(f"{missing[0]}: no such file or directory")
     roots = {r for r in (find_root(p if p.is_dir() else p.parent) for p in paths) if r is not None}
+    for root in sorted(roots):
+        refuse_inside("--output", output, root)
+    for p in paths:
+        if p.is_file():
+            refuse_same("PATH", p, "--output", output, "the output would overwrite a file it redacts")
     finished = []
     for root in sorted(roots):
         journal = root / ".centinela-redact.journal"
         if journal.exists():
             if mode == "write":
-                finished += [f"{root}/{rel}" for rel in finish_journal(root)]
+                try:
+                    finished += [f"{root}/{rel}" for rel in finish_journal(root)]
+                except RedactError as exc:
+                    raise RunError(str(exc)) from None
             else:
                 warn(f"{root}: an interrupted redaction left {journal.name}: run redact --write to finish it")
     try:
@@ -451,14 +517,16 @@ def check_command(root: Path, out: Path, category: str, run_dir: Path | None, fm
     from scanner.check import format_text, run_check
     from scanner.fingerprint import unkeyed_warning_once
     from scanner.fixtures.tree import TreeError
+    from scanner.score.gates import ReportError
     from scanner.score.inputs import ScoreInputError
     from scanner.suppress import SuppressionError, fingerprint_key_from_env
 
+    refuse_inside("--out", out, root)
     repo_root = _repo_root()
     try:
         key = fingerprint_key_from_env(repo_root=repo_root)
         report = run_check(root, out, repo_root, category, run_dir, fingerprint_key=key)
-    except (TreeError, ScoreInputError, SuppressionError) as exc:
+    except (TreeError, ScoreInputError, SuppressionError, ReportError) as exc:
         raise RunError(str(exc)) from None
     message = unkeyed_warning_once(report.sensitive_findings, key)
     if message:
@@ -483,6 +551,7 @@ def contain_command(file: Path, fmt: str, output: Path | None) -> None:
 
     if not file.exists() or file.is_dir():
         raise RunError(f"{file}: no such file")
+    refuse_same("FILE", file, "--output", output, "the output would overwrite its input")
     try:
         doc = load_path(file)
     except LoadError as exc:
@@ -546,6 +615,7 @@ def units_command(file: Path, fmt: str, output: Path | None) -> None:
 
     if not file.exists():
         raise RunError(f"{file}: no such file")
+    refuse_same("FILE", file, "--output", output, "the output would overwrite its input")
     try:
         doc = load_path(file)
     except LoadError as exc:
@@ -570,6 +640,18 @@ def units_command(file: Path, fmt: str, output: Path | None) -> None:
 
 # --- serve: replay a provider's recorded exchanges on loopback -------------------------------------------
 
+def _check_scenarios(ctx, param, value):
+    """The --scenario schedules parse within their bounds, or it is a usage error (exit 2)."""
+    from scanner.serve.catalog import ServeError
+    from scanner.serve.scenarios import Scenarios
+
+    try:
+        Scenarios.parse(value)
+    except ServeError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--scenario "), param_hint="--scenario") from None
+    return value
+
+
 @cli.command("serve")
 @click.argument("root", type=click.Path(path_type=Path))
 @click.option("--provider", "-p", help="Serve this provider at the root of the base URL (default: every provider "
@@ -579,19 +661,23 @@ def units_command(file: Path, fmt: str, output: Path | None) -> None:
               "is accepted).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="JSONL request log (default: centinela-out/serve.jsonl).")
-@click.option("--scenario", "scenarios", multiple=True, metavar="[PROVIDER:]OP:STEPS",
+@click.option("--scenario", "scenarios", multiple=True, metavar="[PROVIDER:]OP:STEPS", callback=_check_scenarios,
               help="Schedule of recorded errors, e.g. 'search:429,429,ok' or 'search:5xx*' (repeatable).")
-@click.option("--retry-after", "retry_after", type=float, default=None, metavar="SECONDS",
+@click.option("--retry-after", "retry_after", type=click.FloatRange(0, 86400), default=None, metavar="SECONDS",
               help="Rewrite the retry-after header of served 429s to SECONDS (e.g. 0.05 in tests).")
-def serve_command(root, provider, port, host, log_path, scenarios, retry_after) -> None:
+@click.option("--idle-timeout", "idle_timeout", type=click.FloatRange(0, 86400), default=60.0, show_default=True,
+              metavar="SECONDS", help="Close a connection that sends no complete request (or reads nothing) for "
+              "SECONDS; 0: never. A connection held by the timeout fixture is never closed.")
+def serve_command(root, provider, port, host, log_path, scenarios, retry_after, idle_timeout) -> None:
     """Replay the recorded fixtures under ROOT over HTTP on loopback for adapter tests (429, 5xx, a connection
     that never answers, partial answers); every request goes to a JSONL log."""
     from scanner.serve.catalog import ServeError
     from scanner.serve.command import DEFAULT_LOG, build_server, run
 
+    refuse_inside("--log", log_path or DEFAULT_LOG, root)
     try:
         server = build_server(root, provider, host=host, port=port, log_path=log_path or DEFAULT_LOG,
-                              scenarios=scenarios, retry_after=retry_after)
+                              scenarios=scenarios, retry_after=retry_after, idle_timeout=idle_timeout)
         run(server)
     except ServeError as exc:
         raise RunError(str(exc)) from None

@@ -2,48 +2,46 @@
 
 from __future__ import annotations
 
-import json
+import math
 import sys
 from pathlib import Path
 
 import click
 
-from scanner.cli import EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, to_json, warn
+from scanner.cli import (
+    EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, refuse_inside, refuse_same, to_json, warn,
+)
 from scanner.terminal import safe
 from scanner.score.gates import ALL_GATES, THRESHOLDS
 
+REPORT_MAX_BYTES = 256 << 20
+
 
 def gate_outcome(report: dict, provider: str | None) -> tuple[int, str]:
-    """(exit code, one-line verdict) of `centinela gates` for a report."""
-    providers = report.get("providers") or {}
-    ranking = report.get("ranking") or []
-    if provider is not None and provider not in providers:
-        raise RunError(f"provider {provider!r} is not in the report (it has: {', '.join(sorted(providers)) or 'none'})")
-    passing = [p for p, d in sorted(providers.items()) if "fail" not in (d.get("gates") or {}).values()]
-    target = provider or (ranking[0] if ranking else None)
-    if target is None:
-        return EXIT_FAIL, "no provider qualifies: every one fails a hard gate"
-    failed = [g for g, v in (providers[target].get("gates") or {}).items() if v == "fail"]
-    if failed:
-        return EXIT_FAIL, f"{target} fails: {', '.join(failed)}"
-    if not passing:
-        return EXIT_FAIL, "no provider passes every gate"
-    pending = [g for g, v in providers[target]["gates"].items() if v in ("pending", "n/a")]
-    tg = providers[target]["gates"]
-    tail = " (" + ", ".join(f"{g} {tg[g]}" for g in pending) + ")" if pending else ""
-    return EXIT_OK, f"{target} passes every hard gate{tail}"
+    """(exit code, one-line verdict) of `centinela gates` for a report (scanner.score.gates.judge); a report
+    that cannot be judged is exit 2."""
+    from scanner.score.gates import ReportError, judge
+
+    try:
+        passes, verdict = judge(report, provider)
+    except ReportError as exc:
+        raise RunError(str(exc)) from None
+    return (EXIT_OK if passes else EXIT_FAIL), verdict
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _cell(details: dict, gate: str, status: str) -> str:
-    d = details.get(gate) or {}
+    d = details.get(gate)
+    d = d if isinstance(d, dict) else {}
     if gate == "honest_partial":
-        n = len(d.get("violations") or [])
+        violations = d.get("violations")
+        n = len(violations) if isinstance(violations, list) else 0
         return f"{status} ({n} false)" if n else status
-    if gate == "cost_divergence":
-        div = d.get("divergence")
-        return f"{status} ({div:.3f})" if div is not None else status
-    v = d.get("value")
-    return f"{status} ({v:.3f})" if v is not None else status
+    v = d.get("divergence" if gate == "cost_divergence" else "value")
+    return f"{status} ({v:.3f})" if _number(v) else status
 
 
 def format_gates(report: dict) -> str:
@@ -75,6 +73,7 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
     from scanner.score.inputs import ScoreInputError
     from scanner.score.report import score, write_report
 
+    refuse_inside("--out", out, root)
     try:
         result = score(root, run_dir)
     except ScoreInputError as exc:
@@ -103,15 +102,21 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
 @output_option
 def gates_command(report_json: Path, provider: str | None, fmt: str, output: Path | None) -> None:
     """Print the hard-gate block; exit 1 if the provider fails a gate or no provider passes them all."""
+    from scanner.jsonsafe import read_json
+    from scanner.score.gates import ReportError, judge
+
+    refuse_same("REPORT_JSON", report_json, "--output", output, "the output would overwrite the report it judges")
     try:
-        report = json.loads(report_json.read_text(encoding="utf-8"))
+        report = read_json(report_json, max_bytes=REPORT_MAX_BYTES)
     except FileNotFoundError:
         raise RunError(f"{report_json}: not found") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         raise RunError(f"{report_json}: not a report: {exc}") from None
-    if not isinstance(report, dict) or not isinstance(report.get("providers"), dict):
-        raise RunError(f"{report_json}: not a centinela report (no providers object)")
-    rc, verdict = gate_outcome(report, provider)
+    try:
+        passes, verdict = judge(report, provider)
+    except ReportError as exc:
+        raise RunError(f"{report_json}: {exc}") from None
+    rc = EXIT_OK if passes else EXIT_FAIL
     if fmt == "json":
         block = {p: {"gates": d.get("gates"), "disqualified": d.get("disqualified"),
                      "reasons": d.get("disqualification_reasons", [])} for p, d in sorted(report["providers"].items())}
@@ -136,6 +141,11 @@ def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_
 
     if (run_dir is None) == (merge_file is None):
         raise click.UsageError("give either --run RUN_DIR (write a review file) or --merge REVIEW_FILE")
+    if dry_run and merge_file is None:
+        raise click.UsageError("--dry-run goes with --merge (writing a review file changes nothing in the tree)")
+    if output is not None and merge_file is not None:
+        raise click.UsageError("--output goes with --run: --merge writes golden/judgments.yaml and prints a summary")
+    refuse_inside("--output", output, root)
     if merge_file is not None:
         try:
             res = merge_review(root, merge_file, dry_run=dry_run)
@@ -182,6 +192,7 @@ def verify_run_command(root: Path, run_dir: Path, log_path: Path | None, breaker
     from scanner.score.inputs import ScoreInputError
     from scanner.score.verify_run import format_text, verify_run
 
+    refuse_inside("--output", output, root)
     try:
         result = verify_run(root, run_dir, log_path, breaker_threshold)
     except (ScoreInputError, BehaviourError) as exc:

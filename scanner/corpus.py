@@ -6,14 +6,15 @@ benign entry is a false positive when any injection finding is reported. Known g
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from scanner import jsonsafe
 from scanner.loaders import load_bytes
 from scanner.units import LoadError
+from scanner.yamlsafe import RULE_FILE_BYTES, read_yaml
 
 REQUIRED = ("id", "vector", "language", "label", "format", "source")
 EXT = {"html": ".html", "json": ".json", "text": ".txt", "pdf": ".pdf"}
@@ -91,9 +92,14 @@ def read_entries(directory: Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            entry = jsonsafe.loads(line)
         except ValueError as exc:
             raise CorpusError(f"{path}:{lineno}: invalid JSON: {exc}") from None
+        if not isinstance(entry, dict):
+            raise CorpusError(f"{path}:{lineno}: an entry is a JSON object")
+        wrong = [k for k in (*REQUIRED, "document", "file") if k in entry and not isinstance(entry[k], str)]
+        if wrong:
+            raise CorpusError(f"{path}:{lineno}: {wrong[0]} must be a string")
         missing = [k for k in REQUIRED if k not in entry]
         if missing:
             raise CorpusError(f"{path}:{lineno}: missing field {missing[0]}")
@@ -113,9 +119,13 @@ def read_gaps(directory: Path) -> dict[str, dict]:
     if not path.is_file():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = read_yaml(path, max_bytes=RULE_FILE_BYTES) or {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CorpusError(f"{path}: cannot read: {exc}") from None
     except yaml.YAMLError as exc:
         raise CorpusError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
+    if not isinstance(data, dict):
+        raise CorpusError(f"{path}: expected a mapping with 'gaps: [...]'")
     gaps = {}
     for item in data.get("gaps") or []:
         if not isinstance(item, dict) or not {"id", "kind", "reason"} <= item.keys():
@@ -126,7 +136,13 @@ def read_gaps(directory: Path) -> dict[str, dict]:
 
 def entry_bytes(directory: Path, entry: dict) -> bytes:
     if "file" in entry:
-        return (directory / entry["file"]).read_bytes()
+        from scanner.fixtures.tree import unsafe_reason
+
+        rel = entry["file"]
+        reason = unsafe_reason(directory, rel) if isinstance(rel, str) else "not a path"
+        if reason:
+            raise CorpusError(f"{directory}: entry {entry.get('id')}: file {rel!r} not read: {reason}")
+        return (directory / rel).read_bytes()
     return entry["document"].encode("utf-8")
 
 

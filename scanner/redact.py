@@ -26,6 +26,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner import jsonsafe
 from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_temps
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR, unsafe_reason
@@ -344,6 +345,8 @@ class Redactor:
                 json.loads(new_bytes.decode(doc.encoding or "utf-8"))
             except ValueError as exc:
                 return f"redacted file would not be valid JSON ({exc}); not written"
+            except RecursionError:              # fail closed: a file we cannot check is not written
+                return "redacted file is nested too deeply to check that it is still JSON; not written"
         if doc.kind == "http":
             problem = same_recording(doc, new_bytes, fp.path)
             if problem:
@@ -364,14 +367,22 @@ def finish_journal(root: Path) -> list[str]:
     path = root / JOURNAL
     if not path.exists():
         return []
-    journal = json.loads(path.read_text(encoding="utf-8"))
     manifest_path = root / MANIFEST
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    try:
+        journal = jsonsafe.read_json(path)
+        manifest = jsonsafe.read_json(manifest_path)
+    except (OSError, ValueError) as exc:
+        raise RedactError(f"{root}: cannot finish an interrupted redaction: {exc}; restore manifest.json and "
+                          f"{JOURNAL} from version control, or remove {JOURNAL} and re-run") from None
+    if not isinstance(journal, dict) or not isinstance(manifest, dict) or not isinstance(manifest.get("files", {}), dict):
+        raise RedactError(f"{root}: {JOURNAL} or manifest.json is not what a redaction writes: restore them from "
+                          f"version control, or remove {JOURNAL} and re-run")
     files = manifest.setdefault("files", {})
     done = []
     for rel, rec in journal.items():
-        if unsafe_reason(root, rel):
-            continue               # a journal entry pointing out of the tree (edited by hand): never read
+        if unsafe_reason(root, rel) or not isinstance(rec, dict) or not all(
+                isinstance(rec.get(k), str) for k in ("new", "original", "algorithm")):
+            continue               # a journal entry pointing out of the tree, or edited by hand: never used
         target = root / rel
         if not target.is_file():
             continue
@@ -379,7 +390,7 @@ def finish_journal(root: Path) -> list[str]:
         if current != rec["new"]:
             continue               # the interrupted run never replaced this file: it is planned again
         entry = files.get(rel)
-        if entry is None:
+        if not isinstance(entry, dict):
             continue
         listed_original = entry.get("sha256_original")
         if not listed_original or listed_original == entry.get("sha256"):
@@ -425,7 +436,7 @@ def _manifest_entry(root: Path, rel: str) -> dict | None:
         data = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
         entry = data.get("files", {}).get(rel)
         return entry if isinstance(entry, dict) else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError, AttributeError):
         return None
 
 
@@ -548,7 +559,7 @@ def _observations(root: Path):
     for path in sorted(folder.glob("*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         for obs in data.get("observations", []) if isinstance(data, dict) else []:
             if isinstance(obs, dict) and {"artifact", "span", "text"} <= obs.keys():

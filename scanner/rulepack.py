@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from scanner.units import Channel
+from scanner.yamlsafe import RULE_FILE_BYTES, read_yaml
 
 BUILTIN_RULES = Path(__file__).resolve().parent / "rules"
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
@@ -205,27 +206,13 @@ class Lexicon(_Strict):
         return self
 
 
-MAX_RULE_FILE_BYTES = 1 << 20
-
-
-class _RuleYamlLoader(yaml.SafeLoader):
-    """The safe loader (plain data only: no Python tags) without aliases: `*name` lets a few lines of YAML
-    expand to gigabytes ("billion laughs"), and no rule needs one."""
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in rule files",
-                                              event.start_mark)
-        return super().compose_node(parent, index)
+MAX_RULE_FILE_BYTES = RULE_FILE_BYTES
 
 
 def load_yaml(path: Path):
-    """A rule file's data: safe YAML (no Python objects, no aliases), at most 1 MB."""
+    """A rule file's data: safe YAML (scanner.yamlsafe: no Python objects, no aliases), at most 1 MB."""
     try:
-        if path.stat().st_size > MAX_RULE_FILE_BYTES:
-            raise RuleError(f"{path}: larger than {MAX_RULE_FILE_BYTES // 1024} KB: not a rule file")
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_RuleYamlLoader)  # noqa: S506 - safe subclass
+        return read_yaml(path, max_bytes=MAX_RULE_FILE_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(f"{path}: cannot read: {exc}") from None
     except yaml.YAMLError as exc:

@@ -2,6 +2,12 @@
 
 A file that cannot be loaded is an error entry (`unparsed`, `encrypted`, `format_tables_ocr`, …) and its
 document entry says so: it is never passed as clean. One bad file never stops the scan of the others.
+
+Symlinks never lead a scan out of "the tree", which for each file is: the fixture tree holding it (the
+nearest folder above it, by its path as given, with a manifest.json) — as verify, redact and score judge
+manifest paths —, else the folder argument it was found in while walking. A file whose path (through a
+symlinked file or folder) resolves outside it is a `path_outside_root` error, never read. A file given
+explicitly outside any fixture tree is read where its symlink leads, under the name given.
 """
 
 from __future__ import annotations
@@ -75,19 +81,66 @@ class Target:
     path: Path
     display: str
     base: Path = Path(".")
+    boundary: Path | None = None      # the folder the file must resolve inside (see the module's docstring)
+    boundary_kind: str = ""           # "fixture tree" or "scanned folder", for the message
+
+
+class _Trees:
+    """The fixture tree holding a path, found from the path as written (symlinks not followed), cached per folder."""
+
+    def __init__(self):
+        self._seen: dict[str, Path | None] = {}
+
+    def of(self, path: Path) -> Path | None:
+        from scanner.fixtures.tree import MANIFEST
+
+        folder = os.path.dirname(os.path.abspath(path))
+        walked = []
+        found = None
+        while True:
+            if folder in self._seen:
+                found = self._seen[folder]
+                break
+            walked.append(folder)
+            if os.path.isfile(os.path.join(folder, MANIFEST)):
+                found = Path(folder)
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        for f in walked:
+            self._seen[f] = found
+        return found
 
 
 def collect_targets(paths: list[Path]) -> list[Target]:
     """Files to scan: directories are walked (scannable extensions only), files are taken as given."""
     targets: list[Target] = []
+    trees = _Trees()
     for root in paths:
         if root.is_dir():
             for f in iter_files([root]):
                 if is_scannable(f):
-                    targets.append(Target(f, f.relative_to(root).as_posix(), root))
+                    tree = trees.of(f)
+                    targets.append(Target(f, f.relative_to(root).as_posix(), root, tree or root,
+                                          "fixture tree" if tree else "scanned folder"))
         else:
-            targets.append(Target(root, root.as_posix(), Path(".")))
+            tree = trees.of(root)
+            targets.append(Target(root, root.as_posix(), Path("."), tree, "fixture tree" if tree else ""))
     return targets
+
+
+def outside_reason(target: Target) -> str | None:
+    """Why the target must not be read (it leads out of its tree), or None."""
+    if target.boundary is None:
+        return None
+    # As scanner.fixtures.tree.unsafe_reason judges a manifest path; a symlink loop is left to check_file
+    # (realpath does not raise on one), which reports it as unreadable.
+    real, base = os.path.realpath(target.path), os.path.realpath(target.boundary)
+    if os.path.commonpath([real, base]) != base:
+        return f"resolves outside the {target.boundary_kind} (symlink)"
+    return None
 
 
 class Scanner:
@@ -162,6 +215,10 @@ class Scanner:
         be read or loaded is an error entry, never an exception."""
         entry = {"path": target.display, "injection_vectors": [], "pii_entities": [], "secret_entities": []}
         out = Outcome(entry)
+        outside = outside_reason(target)
+        if outside is not None:
+            out.fail("path_outside_root", f"not read: {outside}")
+            return out
         try:
             size = check_file(target.path, target.display, budget.max_file_bytes if budget else None)
             if size == 0:

@@ -126,6 +126,8 @@ from scanner.fingerprint import (
     FINGERPRINT_KEY, KEY_ENV, SENSITIVE_KINDS, FingerprintKeyError, file_data, finding_fingerprint, fingerprint_key,
     legacy_fingerprint,
 )
+from scanner.jsonsafe import read_json
+from scanner.yamlsafe import read_text_bounded, safe_load
 from scanner.sourcetext import LineIndex
 
 DEFAULT_ALLOWLIST = ".centinela-allowlist.yaml"
@@ -560,21 +562,8 @@ class Allowlist:
     problems: list = field(default_factory=list)    # SuppressionWarning of entries left out (allowlist-outside)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a repeated key (a second `reason:` must not silently win)."""
-
-
-def _construct_mapping(loader, node, deep=False):
-    seen = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(None, None, f"repeated key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return yaml.SafeLoader.construct_mapping(loader, node, deep)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+ALLOWLIST_BYTES = 8 << 20
+BASELINE_BYTES = 256 << 20
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -592,7 +581,8 @@ def _first_error(exc: ValidationError) -> str:
 def parse_allowlist(text: str, source: str = DEFAULT_ALLOWLIST) -> Allowlist:
     """Validate allowlist YAML; `SuppressionError` names the file and the entry of the first problem."""
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        # scanner.yamlsafe: no aliases, bounded; a repeated key is refused (a second `reason:` must not win)
+        data = safe_load(text, max_bytes=ALLOWLIST_BYTES, unique_keys=True)
     except yaml.YAMLError as exc:
         raise SuppressionError(f"{source}: not valid YAML: {' '.join(str(exc).split())}") from None
     if data is None:
@@ -627,7 +617,9 @@ def load_allowlist(path: Path | str, root: Path | str | None = None) -> Allowlis
     (`..` and absolute paths are refused by the model already)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path, ALLOWLIST_BYTES)
+    except yaml.YAMLError as exc:
+        raise SuppressionError(f"{path}: not valid YAML: {exc}") from None
     except OSError as exc:
         raise SuppressionError(f"{path}: cannot read the allowlist: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -805,7 +797,7 @@ def load_baseline(path: Path | str) -> Baseline:
     """Read a baseline; anything unreadable or malformed raises `SuppressionError` (fail closed)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, max_bytes=BASELINE_BYTES)
     except OSError as exc:
         raise SuppressionError(f"{path}: cannot read the baseline: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:

@@ -29,6 +29,15 @@ def pytest_configure(config):
         os.environ.pop(name, None)
 
 
+@pytest.fixture(autouse=True)
+def _loopback_blocked_between_tests():
+    """Loopback is blocked at the start and end of every test: a test that runs the CLI in this process
+    (`main()` allows loopback, for `serve`) must not leave it open for the tests after it."""
+    netlock.set_loopback(False)
+    yield
+    netlock.set_loopback(False)
+
+
 @pytest.fixture
 def loopback():
     """Opt in to loopback connections (the replay server's tests); everything else stays blocked."""

@@ -14,6 +14,7 @@ import yaml
 
 from scanner import rx
 from scanner.pii.checks import fold
+from scanner.yamlsafe import RULE_FILE_BYTES, read_yaml
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules" / "pii"
 
@@ -25,9 +26,8 @@ class PiiRulesError(Exception):
 def _load(name: str) -> dict:
     path = RULES_DIR / name
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except (OSError, yaml.YAMLError) as exc:
+        data = read_yaml(path, max_bytes=RULE_FILE_BYTES)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise PiiRulesError(f"{path}: {exc}") from None
     if not isinstance(data, dict):
         raise PiiRulesError(f"{path}: expected a mapping at the top level")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from scanner.yamlsafe import load_text
+from scanner.yamlsafe import read_yaml
 from pydantic import ValidationError
 
 from scanner.fixtures.models import GoldenCase, Invoice, Judgment, RunInfo, RunRecord
@@ -68,6 +68,7 @@ class RunInputs:
     records: dict[str, dict[str, RunRecord]] = field(default_factory=dict)   # provider -> case -> record
     record_paths: dict[tuple[str, str], str] = field(default_factory=dict)   # (provider, case) -> run-relative path
     invoices: dict[str, Invoice] = field(default_factory=dict)
+    invoice_errors: dict[str, str] = field(default_factory=dict)             # provider -> why its invoice is unusable
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -76,7 +77,10 @@ def _yaml(path: Path, problems: list[Problem], label: str):
         problems.append(Problem(label, "not found"))
         return None
     try:
-        return load_text(path.read_text(encoding="utf-8"))
+        return read_yaml(path, cache=True)
+    except OSError as exc:
+        problems.append(Problem(label, f"cannot read: {exc.strerror or exc}"))
+        return None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         problems.append(Problem(label, f"not valid YAML: {str(exc).splitlines()[0]}"))
         return None
@@ -183,6 +187,7 @@ def read_run(run_dir: Path) -> RunInputs:
             except (ValidationError, OSError) as exc:
                 msg = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
                 problems.append(Problem(rel, f"not an invoice: {msg}"))
+                ri.invoice_errors[f.stem] = f"{rel} is not an invoice: {msg}"
     return ri
 
 

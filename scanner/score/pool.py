@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from scanner.yamlsafe import safe_load
+from scanner.yamlsafe import DATA_FILE_BYTES, read_text_bounded, read_yaml, safe_load
 from pydantic import ValidationError
 
 from scanner.fixtures.models import Judgment
@@ -282,14 +282,14 @@ def merge_review(root: Path, review_path: Path, dry_run: bool = False) -> MergeR
     from scanner.atomic import atomic_write_text
 
     try:
-        review = safe_load(review_path.read_text(encoding="utf-8")) or {}
+        review = read_yaml(review_path) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise MergeError(f"{review_path}: cannot read the review file: {str(exc).splitlines()[0]}") from None
     if not isinstance(review, dict):
         raise MergeError(f"{review_path}: must map cases to URLs to judgments")
     jpath = root / "golden" / "judgments.yaml"
     try:
-        text = jpath.read_text(encoding="utf-8") if jpath.exists() else ""
+        text = read_text_bounded(jpath, DATA_FILE_BYTES) if jpath.exists() else ""
         current = safe_load(text) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise MergeError(f"{jpath}: cannot read: {str(exc).splitlines()[0]}") from None

@@ -151,7 +151,8 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
 
         violations = partial_violations(records)
         invoice = ri.invoices.get(provider)
-        gates, details = gate_block(agg, violations, invoice.total_usd if invoice else None, counts["total_cost_usd"])
+        gates, details = gate_block(agg, violations, invoice.total_usd if invoice else None, counts["total_cost_usd"],
+                                    ri.invoice_errors.get(provider))
         reasons = disqualification_reasons(gates, details)
         providers_out[provider] = {
             "aggregate": agg,

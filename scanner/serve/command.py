@@ -9,14 +9,15 @@ from pathlib import Path
 
 from scanner.serve.catalog import ServeError, load_catalog, tree_providers
 from scanner.serve.scenarios import Scenarios
-from scanner.serve.server import ReplayServer, RequestLog
+from scanner.serve.server import DEFAULT_IDLE_TIMEOUT, ReplayServer, RequestLog
 from scanner.terminal import safe
 
 DEFAULT_LOG = Path("centinela-out") / "serve.jsonl"
 
 
 def build_server(root: Path, provider: str | None = None, *, host: str = "127.0.0.1", port: int = 0,
-                 log_path: Path | None = None, scenarios=(), retry_after: float | None = None) -> ReplayServer:
+                 log_path: Path | None = None, scenarios=(), retry_after: float | None = None,
+                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT) -> ReplayServer:
     """A server for ROOT: one provider at the root of its base URL, or (no PROVIDER) every provider of the
     tree under `/<provider>/`. Raises ServeError, naming the file, on anything that cannot be served."""
     if not root.is_dir():
@@ -29,7 +30,7 @@ def build_server(root: Path, provider: str | None = None, *, host: str = "127.0.
     catalogs = {name: load_catalog(root, name) for name in names}
     parsed = Scenarios.parse(scenarios)
     server = ReplayServer(catalogs, prefixed=provider is None, scenarios=parsed, log=None,
-                          retry_after=retry_after, host=host, port=port)
+                          retry_after=retry_after, host=host, port=port, idle_timeout=idle_timeout)
     server.log = RequestLog(log_path)   # opened last: a server that cannot start leaves no empty log behind
     return server
 

@@ -15,6 +15,8 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, urlencode
 
+from scanner import jsonsafe
+
 
 @dataclass(frozen=True)
 class MatchRule:
@@ -58,7 +60,7 @@ def parse_body(body) -> object:
         if not body.strip():
             return None
         try:
-            return json.loads(body)
+            return jsonsafe.loads(body, finite=False)      # a body too deep to match on is matched as text
         except ValueError:
             return body
     return body
