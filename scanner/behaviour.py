@@ -242,21 +242,23 @@ def check_retry_after(log, provider: str | None = None, *, jitter_min_spread: fl
 @dataclass(frozen=True)
 class BreakerPolicy:
     """What a circuit breaker may send, on the wire (README "Behaviour checks", breaker):
-    - `threshold`: after this many consecutive failures (5xx, or a held request) it must be open: a request
-      sent after the response that completed them is a violation — unless it is a half-open probe;
+    - `threshold`: after this many consecutive 5xx it must be open: a request sent after the response that
+      completed them is a violation — unless it is a half-open probe;
     - `half_open_after_ms`: the open interval (pybreaker `reset_timeout`, opossum `resetTimeout`,
       resilience4j `waitDurationInOpenState`); None: the breaker never half-opens during the test;
     - `half_open_probes`: requests a half-open breaker lets through before it knows their outcome
       (pybreaker and opossum 1; resilience4j `permittedNumberOfCallsInHalfOpenState`). A failed probe opens it
       again (a new open interval); probes that all succeed close it.
-    A success (< 500, not 429) in the closed state resets the count; a 429 neither counts nor resets."""
+    Anything but a 5xx (an answer, a 429, a held request) resets the count and closes a half-open breaker:
+    libraries differ on whether a rate limit or a timeout is a failure, and a breaker that counts them opens
+    sooner, which is never a violation."""
     threshold: int = 5
     half_open_after_ms: float | None = None
     half_open_probes: int = 1
 
 
 def _failure(r: _Req) -> bool:
-    return r.held or (r.code is not None and r.code >= 500)
+    return r.code is not None and r.code >= 500
 
 
 def check_breaker(log, threshold: int = 5, provider: str | None = None, *,
@@ -313,8 +315,6 @@ def check_breaker(log, threshold: int = 5, provider: str | None = None, *,
                 n_probes += 1
                 continue
         # closed
-        if r.code == 429:
-            continue
         if _failure(r):
             failures += 1
             run.append(r)

@@ -284,13 +284,14 @@ def test_breaker_probe_reopens_or_closes():
     assert check_breaker(in_flight, 5).status == "pass"
 
 
-def test_breaker_counts_failures_in_a_row():
-    # a success resets the count; a 429 neither counts nor resets; a held request is a failure
-    log = [entry(1, 502, 0, 0.1), entry(2, 429, 0.2, 0.3), entry(3, 502, 0.4, 0.5), entry(4, 200, 0.6, 0.7),
-           entry(5, 502, 0.8, 0.9), entry(6, "client_closed", 1.0, 1.5), entry(7, 502, 1.6, 1.7)]
+def test_breaker_counts_5xx_in_a_row():
+    # anything but a 5xx resets the count: an answer, a 429, a held request
+    log = [entry(1, 502, 0, 0.1), entry(2, 502, 0.15, 0.18), entry(3, 429, 0.2, 0.3), entry(4, 502, 0.4, 0.5),
+           entry(5, 200, 0.6, 0.7), entry(6, 502, 0.8, 0.9), entry(7, "client_closed", 1.0, 1.5),
+           entry(8, 502, 1.6, 1.7)]
     assert check_breaker(log, 3).status == "pass"
     result = check_breaker(log, 2)
-    assert result.reason.startswith("req-000004 sent 100.0 ms after req-000003 opened the breaker")
+    assert result.reason.startswith("req-000003 sent 20.0 ms after req-000002 opened the breaker")
 
 
 def test_request_on_a_held_connection_is_caught():
