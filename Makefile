@@ -14,11 +14,15 @@ setup: $(STAMP)
 
 # spaCy's Spanish model exists on the package index only as 3.1.0, whose metadata pins spaCy < 3.2:
 # it is installed without dependencies beside spaCy 3.8 (it loads, with a version warning centinela silences).
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tests/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m pip install --quiet --no-deps '$(SPACY_MODEL)'
+	@# The Node adapter test's packages (p-retry, opossum), from the committed lock file; best effort: without
+	@# node and npm that test skips. Tests never install anything themselves.
+	-@if command -v npm >/dev/null 2>&1; then cd tests/node && npm ci --no-audit --no-fund --loglevel=error; \
+	  else echo "npm not found: tests/test_node_clients.py will skip"; fi
 	touch $(STAMP)
 
 demo: setup

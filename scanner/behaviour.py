@@ -173,12 +173,21 @@ def _failed_before(same_call: list[_Req], req: _Req) -> int:
 
 def jitter_spread(waits: list[float]) -> float:
     """How much delays differ, without a unit: the median distance of the waits from the shortest one,
-    over the median wait. 0 when every call waited the same; about 1/3 for waits uniform over [d, 2d]."""
-    ordered = sorted(waits)
-    median = _median(ordered)
-    if median <= 0:
+    over the median wait. 0 when every call waited the same; about 1/3 for waits uniform over [d, 2d].
+
+    `waits` in the order their 429s were served. A client that handles concurrent answers one after the other
+    starts each delay a little later than the last (its processing queue), which makes equal delays ramp up
+    with that order; the ramp is taken out first (Theil–Sen line of wait over rank; robust to the outliers a
+    busy machine adds), so only what varies from call to call counts."""
+    n = len(waits)
+    median = _median(waits)
+    if n < 2 or median <= 0:
         return 0.0
-    return _median([w - ordered[0] for w in ordered]) / median
+    slopes = [(waits[j] - waits[i]) / (j - i) for i in range(n) for j in range(i + 1, n)]
+    slope = _median(slopes)
+    residuals = [w - slope * k for k, w in enumerate(waits)]
+    low = min(residuals)
+    return _median([r - low for r in residuals]) / median
 
 
 def _median(values: list[float]) -> float:
@@ -215,7 +224,7 @@ def check_retry_after(log, provider: str | None = None, *, jitter_min_spread: fl
             result.fail(f"{retry.id} retried {r.id}'s 429 after {_ms(wait)}; retry-after was {_ms(ra)}")
             continue
         attempt = 1 + _failed_before(same_call, retry)
-        by_attempt.setdefault(attempt, []).append((retry.id, wait))
+        by_attempt.setdefault(attempt, []).append((retry.id, wait))          # `limited` is in serving order
         result.details.append(f"{retry.id} (attempt {attempt}) retried {r.id}'s 429 after {_ms(wait)}"
                               + (f", retry-after {_ms(ra)}" if ra is not None else ", no retry-after"))
     judged = {a: [w for _, w in xs] for a, xs in sorted(by_attempt.items()) if len(xs) >= jitter_min_sample}
