@@ -35,6 +35,7 @@ HELD = ("held", "client_closed", "server_stopped")
 # at least this fraction of their median (`jitter_spread`), judged only from this many retries on.
 JITTER_MIN_SPREAD = 0.1
 JITTER_MIN_SAMPLE = 8
+ORDER_KEPT_MAX = 0.8    # concurrent calls that retry in the order they were refused this closely did not jitter
 TOLERANCE_MS = 1.0     # server timestamps: a retry measured 1 ms short of retry-after is clock noise
 
 
@@ -173,7 +174,7 @@ def _failed_before(same_call: list[_Req], req: _Req) -> int:
 
 def jitter_spread(waits: list[float]) -> float:
     """How much delays differ, without a unit: the median distance of the waits from the shortest one,
-    over the median wait. 0 when every call waited the same; about 1/3 for waits uniform over [d, 2d].
+    over the shortest wait (the one a busy machine delayed least). 0 when every call waited the same; about 1/3 for waits uniform over [d, 2d].
 
     `waits` in the order their 429s were served. A client that handles concurrent answers one after the other
     starts each delay a little later than the last (its processing queue), which makes equal delays ramp up
@@ -187,7 +188,19 @@ def jitter_spread(waits: list[float]) -> float:
     slope = _median(slopes)
     residuals = [w - slope * k for k, w in enumerate(waits)]
     low = min(residuals)
-    return _median([r - low for r in residuals]) / median
+    return _median([r - low for r in residuals]) / max(min(waits), 1e-9)
+
+
+def order_kept(served: list[float], retried: list[float]) -> float:
+    """Kendall's tau between the order the 429s were served in and the order their retries came in: 1 when
+    every call retried in the order it was refused (equal delays: a busy machine delays them together), about 0
+    when jitter shuffled them."""
+    n = len(served)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    if not pairs:
+        return 1.0
+    score = sum((1 if (served[i] - served[j]) * (retried[i] - retried[j]) > 0 else -1) for i, j in pairs)
+    return score / len(pairs)
 
 
 def _median(values: list[float]) -> float:
@@ -224,18 +237,27 @@ def check_retry_after(log, provider: str | None = None, *, jitter_min_spread: fl
             result.fail(f"{retry.id} retried {r.id}'s 429 after {_ms(wait)}; retry-after was {_ms(ra)}")
             continue
         attempt = 1 + _failed_before(same_call, retry)
-        by_attempt.setdefault(attempt, []).append((retry.id, wait))          # `limited` is in serving order
+        by_attempt.setdefault(attempt, []).append((r.t1, retry.t0, wait))    # `limited` is in serving order
         result.details.append(f"{retry.id} (attempt {attempt}) retried {r.id}'s 429 after {_ms(wait)}"
                               + (f", retry-after {_ms(ra)}" if ra is not None else ", no retry-after"))
-    judged = {a: [w for _, w in xs] for a, xs in sorted(by_attempt.items()) if len(xs) >= jitter_min_sample}
+    judged = {a: xs for a, xs in sorted(by_attempt.items()) if len(xs) >= jitter_min_sample}
     jitter_ok = None
-    for attempt, waits in judged.items():
+    for attempt, xs in judged.items():
+        waits = [w for _, _, w in xs]
         spread = jitter_spread(waits)
         summary = (f"{len(waits)} calls retried at attempt {attempt} after {_ms(min(waits))} to {_ms(max(waits))}, "
                    f"median {_ms(_median(waits))}: spread {spread:.2f}")
+        # concurrent calls (refused within less than the shortest wait of each other): jitter also shuffles
+        # the order they retry in; equal delays keep it, however much a busy machine stretched them
+        concurrent = max(t for t, _, _ in xs) - min(t for t, _, _ in xs) < min(waits)
+        tau = order_kept([t for t, _, _ in xs], [t for _, t, _ in xs]) if concurrent else None
         if spread < jitter_min_spread:
             jitter_ok = False
             result.fail(f"no jitter: {summary} < {jitter_min_spread:g} (the waits of different calls barely differ)")
+        elif tau is not None and tau >= ORDER_KEPT_MAX:
+            jitter_ok = False
+            result.fail(f"no jitter: {summary}, but the {len(waits)} concurrent calls retried in the order they were "
+                        f"refused (Kendall tau {tau:.2f} ≥ {ORDER_KEPT_MAX:g}): equal delays stretched by a busy machine")
         else:
             jitter_ok = True if jitter_ok is None else jitter_ok
             result.details.append(f"jitter: {summary} ≥ {jitter_min_spread:g}")

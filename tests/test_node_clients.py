@@ -27,7 +27,10 @@ def run_phase(replay: Replay, tmp_path: Path, phase: str, mode: str) -> list[dic
     out = tmp_path / f"{phase}.json"
     proc = subprocess.Popen([NODE, str(NODE_DIR / "adapter.mjs"), replay.base_url, phase, mode, str(out)],
                             cwd=NODE_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={"PATH": "/usr/bin:/bin", "PARTIAL_URLS": json.dumps(PARTIAL_URLS)})
+                            env={"PATH": "/usr/bin:/bin", "PARTIAL_URLS": json.dumps(PARTIAL_URLS),
+                                 # 100–200 ms of randomized backoff: wide against a stalled event loop on a
+                                 # loaded machine (50 passes too, with less margin: README "Behaviour checks")
+                                 "MIN_TIMEOUT": "100"})
     line = proc.stdout.readline().strip()
     assert line == "done", proc.stderr.read()
     replay.pending.append(proc)          # a request it never aborted keeps it alive until the server stops

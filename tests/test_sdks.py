@@ -1,4 +1,4 @@
-"""The providers' official SDKs (tavily-python, exa-py, firecrawl-py; pinned in the test extra) pointed at
+"""The providers' official SDKs (tavily-python, exa-py; pinned in the test extra) pointed at
 `centinela serve`: each parses every replayed search, extract and contents answer of the example tree, and
 raises its own error type on the recorded 429, 5xx and timeout. The network lock stays on: an SDK that
 reached anything but the server (telemetry, a default host) would raise NetworkBlocked here."""
@@ -121,48 +121,3 @@ def test_exa_py_raises_its_errors_on_the_error_fixtures(loopback):
             exa.search(query, timeout=0.5)
         assert settled(thread)
     assert [e["status"] for e in thread.server.log.entries] == [429, 502, 503, "client_closed"]
-
-
-# --- firecrawl-py -----------------------------------------------------------------------------------------
-
-def test_firecrawl_py_parses_every_replayed_answer(loopback, monkeypatch):
-    monkeypatch.setenv("FIRECRAWL_DISABLE_CALLER_ORIGIN", "1")
-    from firecrawl import Firecrawl
-
-    searches, scrapes = recorded("firecrawl", "search"), recorded("firecrawl", "extract")
-    assert len(searches) == 22 and scrapes
-    with serving("firecrawl") as thread:
-        app = Firecrawl(api_key="fc-test", api_url=thread.base_url)
-        for rel, ex in searches:
-            got = app.search(ex["request"]["body"]["query"], limit=10)
-            want = [r["url"] for r in ex["response"]["body"]["data"]["web"]]
-            assert [r.url for r in got.web] == want, rel
-        for rel, ex in scrapes:
-            body = ex["request"]["body"]
-            if "urls" in body:                                       # the batch: submit, status, errors
-                job = app.batch_scrape(body["urls"], poll_interval=0)
-                assert job.status == "completed" and job.completed < job.total
-                assert len(job.data) == len([d for d in ex["response"]["body"].get("data", [])]) or job.data
-            elif "url" in body:
-                doc = app.scrape(body["url"], formats=["markdown"])
-                assert doc.markdown == ex["response"]["body"]["data"]["markdown"], rel
-    assert not [e for e in thread.server.log.entries if e["status"] != 200]
-
-
-def test_firecrawl_py_raises_its_errors_on_the_error_fixtures(loopback, monkeypatch):
-    monkeypatch.setenv("FIRECRAWL_DISABLE_CALLER_ORIGIN", "1")
-    from firecrawl import Firecrawl
-
-    errors = recorded("firecrawl", "errors")
-    assert errors
-    query = errors[0][1]["request"]["body"]["query"]
-    with serving("firecrawl", scenarios=["v2/search:429,503-empty,timeout"]) as thread:
-        app = Firecrawl(api_key="fc-test", api_url=thread.base_url, timeout=0.5, max_retries=1)
-        raised = []
-        for _ in range(3):
-            with pytest.raises(Exception) as info:
-                app.search(query, limit=10)
-            raised.append(type(info.value).__name__)
-        assert settled(thread)
-    assert [e["status"] for e in thread.server.log.entries] == [429, 503, "client_closed"]
-    assert raised[0] == "RateLimitError" and "Timeout" in raised[2], raised

@@ -81,7 +81,7 @@ async function call(op, path, body) {
         throw err;
       }
     }, mode === "nojitter" ? { retries: 3, minTimeout: 250, factor: 1, randomize: false }
-                          : { retries: 3, minTimeout: 50, factor: 2, randomize: true });
+                          : { retries: 3, minTimeout: Number(process.env.MIN_TIMEOUT || 50), factor: 2, randomize: true });
   } catch {
     // the call failed: its records say how
   }
