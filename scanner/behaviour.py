@@ -233,8 +233,11 @@ def check_retry_after(log, provider: str | None = None, *, jitter_min_spread: fl
             continue
         ra = _retry_after_seconds(r)
         wait = retry.t0 - r.t1
-        if ra is not None and wait * 1000 + TOLERANCE_MS < ra * 1000:
-            result.fail(f"{retry.id} retried {r.id}'s 429 after {_ms(wait)}; retry-after was {_ms(ra)}")
+        # the lower bound counts from when the server began the 429 (ts_start): its ts_end is taken once the
+        # write returned, which a busy event loop can make later than the client's receipt
+        earliest = retry.t0 - r.t0
+        if ra is not None and earliest * 1000 + TOLERANCE_MS < ra * 1000:
+            result.fail(f"{retry.id} retried {r.id}'s 429 after {_ms(earliest)}; retry-after was {_ms(ra)}")
             continue
         attempt = 1 + _failed_before(same_call, retry)
         by_attempt.setdefault(attempt, []).append((r.t1, retry.t0, wait))    # `limited` is in serving order
