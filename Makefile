@@ -30,9 +30,10 @@ demo: setup
 	@echo "== centinela check fixtures/web-search --run fixtures/example-run --out $(OUT)"
 	@$(BIN)/centinela check fixtures/web-search --run fixtures/example-run --out $(OUT); rc=$$?; \
 	 echo "   exit code $$rc. The example tree is synthetic, so verify reports every results/html/pdf/contradictory file as"; \
-	 echo "   synthetic_not_allowed (and nothing else); the scan flags the seven prompt-injection fixtures (expected: class 8)"; \
-	 echo "   and fails on the four search results that quote them; the scanned bulletin is reported as format_tables_ocr."; \
-	 echo "   The example run agrees with its fixtures; tavily passes every gate and exa is disqualified (on purpose)."
+	 echo "   synthetic_not_allowed (and nothing else); the scan flags the seven prompt-injection pages and the six"; \
+	 echo "   extracts of them (expected: class 8) and fails on the four search results that quote them; the scanned"; \
+	 echo "   bulletin is reported as format_tables_ocr. The example run agrees with its fixtures; tavily and firecrawl"; \
+	 echo "   pass every gate (tavily ranks first) and exa is disqualified (on purpose)."
 	@echo "== centinela gates $(OUT)/report.json"
 	@$(BIN)/centinela gates $(OUT)/report.json | tail -n 4
 	@echo "== centinela corpus check"

@@ -188,7 +188,7 @@ def test_cli_start_up_errors_are_one_line_exit_2(tmp_path):
         ([str(root), "--provider", "tavily"], "tavily/errors/broken.json: not a recorded HTTP exchange"),
         ([str(EXAMPLE_TREE), "--host", "0.0.0.0"], "--host 0.0.0.0: the replay server listens on loopback only"),
         ([str(EXAMPLE_TREE), "--host", "localhost"], "--host localhost: the replay server listens on loopback only"),
-        ([str(EXAMPLE_TREE), "--provider", "brave"], "no such provider folder (providers: exa, tavily)"),
+        ([str(EXAMPLE_TREE), "--provider", "brave"], "no such provider folder (providers: exa, firecrawl, tavily)"),
         ([str(EXAMPLE_TREE), "--scenario", "search:418"], "has no scenario fixture '418'"),
     ]
     for args, message in cases:
@@ -270,11 +270,32 @@ def test_every_provider_under_its_prefix(loopback):
     server = build_server(EXAMPLE_TREE, None)
     with ServerThread(server) as thread:
         urls = server.base_urls
-        assert sorted(urls) == ["exa", "tavily"] and urls["exa"].endswith("/exa")
+        assert sorted(urls) == ["exa", "firecrawl", "tavily"] and urls["exa"].endswith("/exa")
         assert fetch(urls["exa"], "POST", "/search", {"query": Q1})[1]["x-centinela-fixture"] == "exa/search/gs-001.json"
         assert fetch(urls["tavily"], "POST", "/search", {"query": Q1})[1]["x-centinela-fixture"] == "tavily/search/gs-001.json"
         status, _, body = fetch(thread.server.origin, "POST", "/search", {"query": Q1})
         assert status == 404 and "no provider at /search" in json.loads(body)["error"]
+
+
+def test_a_batch_recorded_as_one_file_is_served_call_by_call(loopback):
+    """A Firecrawl batch scrape is one file of three calls (submit, status, errors): each is served on its own
+    request, named `<path>#<i>`; the submit answers no page yet, so the log lists no URLs as missing for it."""
+    rel = "firecrawl/extract/gs-005-partial.json"
+    submit, status, errors = recorded(rel)
+    job = submit["response"]["body"]["id"]
+    urls = submit["request"]["body"]["urls"]
+    with serving("firecrawl") as thread:
+        code, headers, body = fetch(thread.base_url, "POST", "/v2/batch/scrape",
+                                    {"urls": urls[::-1], "origin": "python-sdk@4.55.0"})
+        assert (code, headers["x-centinela-fixture"]) == (200, rel + "#0")
+        assert json.loads(body) == submit["response"]["body"]
+        for path, ex, i in ((f"/v2/batch/scrape/{job}", status, 1), (f"/v2/batch/scrape/{job}/errors", errors, 2)):
+            code, headers, body = fetch(thread.base_url, "GET", path)
+            assert (code, headers["x-centinela-fixture"]) == (200, f"{rel}#{i}")
+            assert json.loads(body) == ex["response"]["body"]
+    entries = thread.server.log.entries
+    assert [e["fixture"] for e in entries] == [rel + "#0", rel + "#1", rel + "#2"]
+    assert [e["requested_urls"] for e in entries] == [None, None, None]
 
 
 def test_timeout_holds_the_connection_until_the_client_closes_it(loopback):

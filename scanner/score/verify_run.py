@@ -141,7 +141,8 @@ def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_
                 if tie is not None and tie.entry is not None:
                     entry = tie.entry
                     served = served_outcome(entry)
-                    rel = entry.get("fixture")
+                    # one call of a file that records several (`<path>#<i>`, a Firecrawl batch): the file is the call
+                    rel = (entry.get("fixture") or "").partition("#")[0] or None
                     ctx["request"] = entry["id"]
                     if served == "timeout" or not rel:
                         pc.calls_checked += 1

@@ -47,9 +47,12 @@ class Fixture:
 
     @property
     def name(self) -> str:
-        """The scenario name: the path inside the provider folder without `.json` (`errors/429`)."""
-        inner = self.path.split("/", 1)[1] if "/" in self.path else self.path
-        return inner[:-5] if inner.endswith(".json") else inner
+        """The scenario name: the path inside the provider folder without `.json` (`errors/429`), and
+        `#<index>` for one exchange of a file that holds several."""
+        path, _, index = self.path.partition("#")
+        inner = path.split("/", 1)[1] if "/" in path else path
+        inner = inner[:-5] if inner.endswith(".json") else inner
+        return f"{inner}#{index}" if index else inner
 
 
 @dataclass
@@ -109,12 +112,15 @@ def _body_bytes(rel: str, response: dict) -> bytes:
     return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
-def _returned_urls(value) -> set[str]:
+def _returned_urls(value) -> set[str] | None:
     """URLs an answer returns: items of its top-level `results` or `data` list, by `url`, `id` or
-    `metadata.sourceURL` (failures are listed elsewhere: Tavily `failed_results`, Exa `statuses`)."""
+    `metadata.sourceURL` (failures are listed elsewhere: Tavily `failed_results`, Exa `statuses`); None when
+    it holds neither list."""
     found: set[str] = set()
     if not isinstance(value, dict):
         return found
+    if not any(isinstance(value.get(name), list) for name in ("results", "data")):
+        return None
     for name in ("results", "data"):
         items = value.get(name)
         if not isinstance(items, list):
@@ -140,7 +146,7 @@ def _requested_urls(body) -> list[str]:
     return []
 
 
-def load_fixture(root: Path, rel: str, provider: str) -> Fixture:
+def load_fixtures(root: Path, rel: str, provider: str) -> list[Fixture]:
     reason = unsafe_reason(root, rel)
     if reason:
         _fail(rel, f"not served: {reason}")
@@ -150,6 +156,13 @@ def load_fixture(root: Path, rel: str, provider: str) -> Fixture:
         _fail(rel, f"cannot read: {exc.strerror or exc}")
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         _fail(rel, f"not a recorded HTTP exchange: invalid JSON ({exc})")
+    if isinstance(raw, list) and raw and all(isinstance(x, dict) and "request" in x and "response" in x for x in raw):
+        # A JSON list of envelopes (a Firecrawl batch: submit, status, errors): one fixture per call, `<path>#<i>`.
+        return [_fixture(rel, f"{rel}#{i}", provider, ex) for i, ex in enumerate(raw)]
+    return [_fixture(rel, rel, provider, raw)]
+
+
+def _fixture(rel: str, path: str, provider: str, raw) -> Fixture:
     if not isinstance(raw, dict) or "request" not in raw or "response" not in raw:
         _fail(rel, 'not a recorded HTTP exchange: expected an object with "request" and "response"')
     request = raw["request"]
@@ -166,7 +179,7 @@ def load_fixture(root: Path, rel: str, provider: str) -> Fixture:
     route = normalise_path(parts.path)
     req_body = parse_body(request.get("body"))
     key = request_key(provider, method, parts.path, parts.query, req_body)
-    common = dict(path=rel, provider=provider, method=method.upper(), host=(parts.hostname or "").lower(),
+    common = dict(path=path, provider=provider, method=method.upper(), host=(parts.hostname or "").lower(),
                   route=route, key=key)
     response = raw["response"]
     if response is None:
@@ -190,7 +203,10 @@ def load_fixture(root: Path, rel: str, provider: str) -> Fixture:
     missing: tuple[str, ...] = ()
     if requested and kind == "answer":
         returned = _returned_urls(parse_body(body) if response.get("body_encoding") is None else None)
-        missing = tuple(u for u in requested if u not in returned)
+        if returned is None:        # no list of pages in the answer (a Firecrawl batch submit: they come later)
+            requested = []
+        else:
+            missing = tuple(u for u in requested if u not in returned)
     return Fixture(kind=kind, status=status, headers=headers, body=body, requested_urls=tuple(requested),
                    missing=missing, **common)
 
@@ -219,8 +235,8 @@ def load_catalog(root: Path, provider: str) -> Catalog:
         known = ", ".join(tree_providers(root)) or "none"
         raise ServeError(f"{root / provider}: no such provider folder (providers: {known})")
     catalog = Catalog(provider)
-    for rel in provider_files(root, provider):
-        fixture = load_fixture(root, rel, provider)
+    for fixture in (f for rel in provider_files(root, provider) for f in load_fixtures(root, rel, provider)):
+        rel = fixture.path
         if fixture.kind == "answer":
             same = catalog.answers.setdefault(fixture.key, [])
             clash = next((f for f in same if f.host == fixture.host), None)
