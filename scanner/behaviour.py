@@ -36,6 +36,10 @@ HELD = ("held", "client_closed", "server_stopped")
 JITTER_MIN_SPREAD = 0.1
 JITTER_MIN_SAMPLE = 8
 ORDER_KEPT_MAX = 0.8    # concurrent calls that retry in the order they were refused this closely did not jitter
+# Waits squeezed together (a stalled client fires every expired timer at once) still show jitter in their order:
+# calls that retried in another order than they were refused (Kendall tau at most this) had different delays.
+ORDER_SHUFFLED_MAX = 0.3
+SQUEEZED_MIN_SPREAD = 0.03   # below this the waits are equal to within scheduling noise: their order says nothing
 TOLERANCE_MS = 1.0     # server timestamps: a retry measured 1 ms short of retry-after is clock noise
 
 
@@ -174,7 +178,8 @@ def _failed_before(same_call: list[_Req], req: _Req) -> int:
 
 def jitter_spread(waits: list[float]) -> float:
     """How much delays differ, without a unit: the median distance of the waits from the shortest one,
-    over the shortest wait (the one a busy machine delayed least). 0 when every call waited the same; about 1/3 for waits uniform over [d, 2d].
+    over the shortest wait (the one a busy machine delayed least). 0 when every call waited the same; about 0.5
+    for waits uniform over [d, 2d].
 
     `waits` in the order their 429s were served. A client that handles concurrent answers one after the other
     starts each delay a little later than the last (its processing queue), which makes equal delays ramp up
@@ -253,8 +258,14 @@ def check_retry_after(log, provider: str | None = None, *, jitter_min_spread: fl
         # concurrent calls (refused within less than the shortest wait of each other): jitter also shuffles
         # the order they retry in; equal delays keep it, however much a busy machine stretched them
         concurrent = max(t for t, _, _ in xs) - min(t for t, _, _ in xs) < min(waits)
-        tau = order_kept([t for t, _, _ in xs], [t for _, t, _ in xs]) if concurrent else None
-        if spread < jitter_min_spread:
+        order = order_kept([t for t, _, _ in xs], [t for _, t, _ in xs])
+        tau = order if concurrent else None
+        if SQUEEZED_MIN_SPREAD <= spread < jitter_min_spread and order <= ORDER_SHUFFLED_MAX:
+            jitter_ok = True if jitter_ok is None else jitter_ok
+            result.details.append(f"jitter: {summary} < {jitter_min_spread:g}, squeezed, but the calls retried in "
+                                  f"another order than they were refused (Kendall tau {order:.2f} ≤ "
+                                  f"{ORDER_SHUFFLED_MAX:g}): their delays differed")
+        elif spread < jitter_min_spread:
             jitter_ok = False
             result.fail(f"no jitter: {summary} < {jitter_min_spread:g} (the waits of different calls barely differ)")
         elif tau is not None and tau >= ORDER_KEPT_MAX:
@@ -483,6 +494,33 @@ def correlate(log, call_records, provider: str | None = None) -> list[Attempt]:
     return out
 
 
+DEADLINE_FRACTION = 0.5   # a give-up this close to the client's deadline is its deadline, not a misread answer
+
+
+def _gave_up(record: dict) -> bool:
+    return record.get("answered") is False or record.get("status") == "timeout"
+
+
+def client_deadline_ms(attempts: list[Attempt]) -> float | None:
+    """The client's deadline as its own records show it: the shortest latency of the attempts that gave up
+    on a request the server held (the timeout fixture never answers: only the client's deadline ends those)."""
+    waited = [float(a.record["latency_ms"]) for a in attempts
+              if a.entry is not None and a.entry.get("status") in HELD and _gave_up(a.record)
+              and isinstance(a.record.get("latency_ms"), (int, float)) and not isinstance(a.record["latency_ms"], bool)]
+    return min(waited) if waited else None
+
+
+def gave_up_at_deadline(attempt: Attempt, deadline_ms: float | None) -> bool:
+    """A record saying the client gave up (`answered: false`, or status timeout) on a request the server did
+    answer is honest when it waited as long as its deadline (at least DEADLINE_FRACTION of the latency its
+    timeouts on held requests show): a busy server answered after the client had stopped waiting. Without a
+    timeout on a held request to learn the deadline from, it is not (the record contradicts the wire)."""
+    latency = attempt.record.get("latency_ms")
+    return (attempt.entry is not None and attempt.entry.get("status") not in HELD and _gave_up(attempt.record)
+            and deadline_ms is not None and isinstance(latency, (int, float)) and not isinstance(latency, bool)
+            and latency >= DEADLINE_FRACTION * deadline_ms)
+
+
 def served_outcome(entry: dict) -> str:
     """The contract's call status for what the server answered this request."""
     status = entry.get("status")
@@ -548,7 +586,9 @@ def check_error_classes(log, call_records=None, provider: str | None = None) -> 
         result.details.append("needs the run's call records to compare")
         return result
     judged = 0
-    for a in correlate(log, call_records, provider):
+    attempts = correlate(log, call_records, provider)
+    deadline = client_deadline_ms(attempts)
+    for a in attempts:
         e, call = a.entry, a.record
         if e is None:
             continue
@@ -556,6 +596,11 @@ def check_error_classes(log, call_records=None, provider: str | None = None) -> 
         if want not in ("rate_limited", "server_error", "timeout"):
             continue
         judged += 1
+        if gave_up_at_deadline(a, deadline):
+            result.details.append(f"{e['id']} ({e.get('status')}): the client gave up at its deadline "
+                                  f"({call['latency_ms']:g} ms; its timeouts on held requests: {deadline:g} ms) "
+                                  "before the answer came")
+            continue
         status, retryable = call.get("status"), call.get("retryable")
         wrong = []
         if status != want:

@@ -31,7 +31,7 @@ class Replay:
     """`centinela serve` in a subprocess: `base_url`, `scenario(...)`, `stop()` (SIGTERM; held requests
     are logged then), `log` (the entries)."""
 
-    def __init__(self, tmp_path: Path, *args: str, provider: str = "tavily", retry_after: str = "0.05"):
+    def __init__(self, tmp_path: Path, *args: str, provider: str = "tavily", retry_after: str = "0.1"):
         self.log_path = tmp_path / "serve.jsonl"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "scanner", "serve", str(EXAMPLE_TREE), "--provider", provider,
@@ -209,10 +209,11 @@ class IgnoresRetryAfter(TavilyAdapter):
 
 
 class NoJitter(TavilyAdapter):
-    """Honours retry-after and backs off by a fixed delay: every call retries in lockstep."""
+    """Honours retry-after and backs off by a fixed delay: every call retries in lockstep. (Long: a loaded
+    machine spreads the retries of equal delays by tens of ms, which must stay small against the wait.)"""
 
     def wait(self):
-        return wait_retry_after() + tenacity.wait_fixed(0.25)
+        return wait_retry_after() + tenacity.wait_fixed(0.5)
 
 
 class NoBreaker(TavilyAdapter):

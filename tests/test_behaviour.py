@@ -313,6 +313,23 @@ def test_error_classes_compare_what_the_call_said():
     assert check_error_classes(log, None).status == "n/a"
 
 
+def test_a_client_that_gave_up_at_its_deadline_before_a_busy_server_answered_is_honest():
+    """A 502 the server wrote after the client's 300 ms deadline: the record's `timeout` is what the client
+    saw. Its deadline is learnt from its timeout on the held request; a 'timeout' much shorter than that is
+    an answer misread, and without a held request to learn the deadline from the record contradicts the wire."""
+    log = [entry(1, "client_closed", 0, 0.31), entry(2, 502, 1.0, 1.4, call="c2")]
+    held = {"op": "search", "status": "timeout", "answered": False, "latency_ms": 301.0, "request_id": "req-000001"}
+    late = {"op": "search", "status": "timeout", "answered": False, "latency_ms": 302.5, "request_id": "req-000002"}
+    result = check_error_classes(log, [held, late])
+    assert result.status == "pass"
+    assert "req-000002 (502): the client gave up at its deadline (302.5 ms; its timeouts on held requests: 301 ms)" \
+        in result.details[0]
+    misread = {**late, "latency_ms": 4.0}
+    assert check_error_classes(log, [held, misread]).reason == \
+        "req-000002 (502; record tied by request_id): status 'timeout', expected 'server_error'; retryable null, expected true"
+    assert check_error_classes(log, [late]).status == "fail"
+
+
 def test_behaviour_checks_per_provider_and_run_records(tmp_path):
     log = [entry(1, 200, 0, 0.1, provider="exa", requested_urls=2, missing=["https://b.mx/"]),
            entry(2, 200, 0, 0.1, provider="tavily"), {"id": "req-000003", "control": True, "provider": None,
@@ -363,6 +380,31 @@ def test_jitter_is_judged_when_calls_are_told_apart_only_by_their_key():
                  entry(2 * k + 2, 200, t + 0.101 + k * 0.0004, t + 0.2, call="POST /search q")]
     result = check_retry_after(flat)
     assert result.status == "fail" and result.reason.startswith("no jitter: 8 calls retried at attempt 2 after 100.0 ms")
+
+
+def squeezed(order, gap=0.004, base=0.3, noise=0.0):
+    """Ten concurrent calls refused within 1 ms; their retries come in a burst `gap` apart (a client that had
+    stalled fires its expired timers together), call `order[k]` k-th."""
+    log = []
+    for i in range(10):
+        log.append(entry(i + 1, 429, i * 0.0001, i * 0.0001 + 0.0001, call=f"c{i}", retry_after="0.1"))
+    for k, i in enumerate(order):
+        log.append(entry(11 + k, 200, base + k * gap + noise * (i % 3), base + 0.01 + k * gap, call=f"c{i}"))
+    return log
+
+
+def test_squeezed_waits_still_show_jitter_in_the_order_of_the_retries():
+    """A stalled client fires every expired backoff timer at once: the waits end up within a few percent of each
+    other. Jittered timers fire in the order of their random delays, so the calls retry in another order than
+    they were refused; equal delays fire in the order they were set, the order of the refusals."""
+    shuffled = check_retry_after(squeezed([3, 7, 0, 9, 5, 1, 8, 2, 6, 4]))
+    assert shuffled.status == "pass", shuffled.details
+    assert "squeezed, but the calls retried in another order than they were refused" in shuffled.details[-1]
+    kept = check_retry_after(squeezed(list(range(10))))
+    assert kept.status == "fail" and kept.reason.startswith("no jitter: 10 calls retried at attempt 2")
+    # waits equal to within scheduling noise (spread below 0.03): their order says nothing
+    tight = check_retry_after(squeezed([3, 7, 0, 9, 5, 1, 8, 2, 6, 4], gap=0.0005))
+    assert tight.status == "fail" and "spread 0.0" in tight.reason
 
 
 def test_jitter_spread_has_no_unit():

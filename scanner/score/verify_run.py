@@ -100,7 +100,10 @@ def _ties(log: list[dict] | None, ri) -> dict:
 def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_threshold: int = 5, *,
                half_open_after_ms: float | None = None, half_open_probes: int = 1,
                jitter_min_spread: float | None = None, jitter_min_sample: int | None = None) -> dict:
-    from scanner.behaviour import JITTER_MIN_SAMPLE, JITTER_MIN_SPREAD, behaviour_checks, read_log, served_outcome
+    from scanner.behaviour import (
+        JITTER_MIN_SAMPLE, JITTER_MIN_SPREAD, behaviour_checks, client_deadline_ms, gave_up_at_deadline, read_log,
+        served_outcome,
+    )
     from scanner.fixtures.tree import unsafe_reason
     from scanner.providers import AdapterError, read_fixture
 
@@ -110,6 +113,7 @@ def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_
         log_path = run_dir / DEFAULT_LOG
     log = read_log(log_path) if log_path is not None else None
     ties = _ties(log, ri)
+    deadlines = {p: client_deadline_ms([a for k, a in ties.items() if k[0] == p]) for p in ri.records}
     entries = ti.entries
     out: dict[str, ProviderCheck] = {}
     cache: dict[str, object] = {}
@@ -144,6 +148,13 @@ def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_
                     # one call of a file that records several (`<path>#<i>`, a Firecrawl batch): the file is the call
                     rel = (entry.get("fixture") or "").partition("#")[0] or None
                     ctx["request"] = entry["id"]
+                    if gave_up_at_deadline(tie, deadlines.get(provider)):
+                        # the client stopped waiting at its deadline; the busy server answered later
+                        pc.calls_checked += 1
+                        pc.calls_unanswered += 1
+                        pc.mark("status", call.status in ("timeout", "error"), **ctx,
+                                message=f"the call gave up at its deadline but its status is {call.status!r}")
+                        continue
                     if served == "timeout" or not rel:
                         pc.calls_checked += 1
                         said_ok = call.status == served or (served == "timeout" and call.status == "error"

@@ -1,11 +1,12 @@
 // A Tavily adapter as a Node team would write it: fetch with an AbortController deadline (cancelled twice:
-// the second abort must send nothing), p-retry for 429/5xx (minTimeout 50 ms, randomize), an opossum circuit
-// breaker around every attempt. Driven by tests/test_node_clients.py:
+// the second abort must send nothing), p-retry for 429/5xx (Retry-After honoured in onFailedAttempt, then
+// p-retry's own delay: MIN_TIMEOUT ms, randomize), an opossum circuit breaker around every attempt. Driven by
+// tests/test_node_clients.py:
 //
 //   node adapter.mjs BASE_URL PHASE MODE OUT.json
 //
 // PHASE: rate_limit (10 concurrent searches), timeout (one search), partial (the gs-005 extract), storm (4
-// searches into 5xx). MODE: good, nojitter, nobreaker, noabort. Writes the call records to OUT.json, prints
+// searches into 5xx). MODE: good, nojitter (a fixed FIXED_TIMEOUT ms after Retry-After), nobreaker, noabort. Writes the call records to OUT.json, prints
 // "done", and exits when nothing is pending (a request left un-aborted keeps the process alive).
 import { writeFileSync } from "node:fs";
 import pRetry, { AbortError } from "p-retry";
@@ -17,10 +18,11 @@ const DEADLINE_MS = 300;
 let ids = 0;
 
 class ProviderError extends Error {
-  constructor(status, requestId) {
+  constructor(status, requestId, retryAfter) {
     super(`HTTP ${status}`);
     this.status = status;
     this.requestId = requestId;
+    this.retryAfter = retryAfter;          // seconds, or NaN
     this.retryable = status === 429 || status >= 500;
   }
 }
@@ -38,7 +40,9 @@ async function once(path, body, callId, record) {
     record.latency_ms = Math.round(performance.now() - started);
     record.request_id = response.headers.get("x-centinela-request-id");
     const text = await response.text();
-    if (response.status >= 400) throw new ProviderError(response.status, record.request_id);
+    if (response.status >= 400) {
+      throw new ProviderError(response.status, record.request_id, Number(response.headers.get("retry-after")));
+    }
     record.status = "ok";
     return JSON.parse(text);
   } catch (err) {
@@ -80,13 +84,24 @@ async function call(op, path, body) {
         }
         throw err;
       }
-    }, mode === "nojitter" ? { retries: 3, minTimeout: 250, factor: 1, randomize: false }
-                          : { retries: 3, minTimeout: Number(process.env.MIN_TIMEOUT || 50), factor: 2, randomize: true });
+    }, {
+      // Retry-After first (awaited before p-retry schedules its own delay), so the jitter adds to it
+      onFailedAttempt: async (err) => {
+        if (err instanceof ProviderError && err.retryAfter > 0) await new Promise((r) => setTimeout(r, err.retryAfter * 1000));
+      },
+      ...(mode === "nojitter" ? { retries: 3, minTimeout: Number(process.env.FIXED_TIMEOUT || 250), factor: 1, randomize: false }
+                              : { retries: 3, minTimeout: Number(process.env.MIN_TIMEOUT || 50), factor: 2, randomize: true }),
+    });
   } catch {
     // the call failed: its records say how
   }
   return { records, result };
 }
+
+// Warm up first: a fresh process compiles fetch (undici) on its first use, which on a loaded machine holds the
+// event loop long enough for every backoff timer set meanwhile to fire together (a control request: the checks
+// ignore it).
+await (await fetch(`${baseUrl}/_centinela/stats`)).text();
 
 const records = [];
 if (phase === "rate_limit") {
