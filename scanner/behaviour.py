@@ -36,10 +36,6 @@ HELD = ("held", "client_closed", "server_stopped")
 JITTER_MIN_SPREAD = 0.1
 JITTER_MIN_SAMPLE = 8
 ORDER_KEPT_MAX = 0.8    # concurrent calls that retry in the order they were refused this closely did not jitter
-# Waits squeezed together (a stalled client fires every expired timer at once) still show jitter in their order:
-# calls that retried in another order than they were refused (Kendall tau at most this) had different delays.
-ORDER_SHUFFLED_MAX = 0.3
-SQUEEZED_MIN_SPREAD = 0.03   # below this the waits are equal to within scheduling noise: their order says nothing
 TOLERANCE_MS = 1.0     # server timestamps: a retry measured 1 ms short of retry-after is clock noise
 
 
@@ -258,14 +254,8 @@ def check_retry_after(log, provider: str | None = None, *, jitter_min_spread: fl
         # concurrent calls (refused within less than the shortest wait of each other): jitter also shuffles
         # the order they retry in; equal delays keep it, however much a busy machine stretched them
         concurrent = max(t for t, _, _ in xs) - min(t for t, _, _ in xs) < min(waits)
-        order = order_kept([t for t, _, _ in xs], [t for _, t, _ in xs])
-        tau = order if concurrent else None
-        if SQUEEZED_MIN_SPREAD <= spread < jitter_min_spread and order <= ORDER_SHUFFLED_MAX:
-            jitter_ok = True if jitter_ok is None else jitter_ok
-            result.details.append(f"jitter: {summary} < {jitter_min_spread:g}, squeezed, but the calls retried in "
-                                  f"another order than they were refused (Kendall tau {order:.2f} ≤ "
-                                  f"{ORDER_SHUFFLED_MAX:g}): their delays differed")
-        elif spread < jitter_min_spread:
+        tau = order_kept([t for t, _, _ in xs], [t for _, t, _ in xs]) if concurrent else None
+        if spread < jitter_min_spread:
             jitter_ok = False
             result.fail(f"no jitter: {summary} < {jitter_min_spread:g} (the waits of different calls barely differ)")
         elif tau is not None and tau >= ORDER_KEPT_MAX:

@@ -382,31 +382,6 @@ def test_jitter_is_judged_when_calls_are_told_apart_only_by_their_key():
     assert result.status == "fail" and result.reason.startswith("no jitter: 8 calls retried at attempt 2 after 100.0 ms")
 
 
-def squeezed(order, gap=0.004, base=0.3, noise=0.0):
-    """Ten concurrent calls refused within 1 ms; their retries come in a burst `gap` apart (a client that had
-    stalled fires its expired timers together), call `order[k]` k-th."""
-    log = []
-    for i in range(10):
-        log.append(entry(i + 1, 429, i * 0.0001, i * 0.0001 + 0.0001, call=f"c{i}", retry_after="0.1"))
-    for k, i in enumerate(order):
-        log.append(entry(11 + k, 200, base + k * gap + noise * (i % 3), base + 0.01 + k * gap, call=f"c{i}"))
-    return log
-
-
-def test_squeezed_waits_still_show_jitter_in_the_order_of_the_retries():
-    """A stalled client fires every expired backoff timer at once: the waits end up within a few percent of each
-    other. Jittered timers fire in the order of their random delays, so the calls retry in another order than
-    they were refused; equal delays fire in the order they were set, the order of the refusals."""
-    shuffled = check_retry_after(squeezed([3, 7, 0, 9, 5, 1, 8, 2, 6, 4]))
-    assert shuffled.status == "pass", shuffled.details
-    assert "squeezed, but the calls retried in another order than they were refused" in shuffled.details[-1]
-    kept = check_retry_after(squeezed(list(range(10))))
-    assert kept.status == "fail" and kept.reason.startswith("no jitter: 10 calls retried at attempt 2")
-    # waits equal to within scheduling noise (spread below 0.03): their order says nothing
-    tight = check_retry_after(squeezed([3, 7, 0, 9, 5, 1, 8, 2, 6, 4], gap=0.0005))
-    assert tight.status == "fail" and "spread 0.0" in tight.reason
-
-
 def test_jitter_spread_has_no_unit():
     assert jitter_spread([50, 50, 50]) == 0.0
     assert jitter_spread([3, 1, 5, 2, 4]) == jitter_spread([300, 100, 500, 200, 400]) > 0.3
