@@ -92,7 +92,7 @@ class RefClient:
     """Talks to a Tavily-shaped API (POST /search {query}, POST /extract {urls})."""
 
     def __init__(self, base_url: str, *, max_attempts: int = 4, base_delay: float = 0.05, max_delay: float = 1.0,
-                 deadline: float = 0.3, breaker: CircuitBreaker | None = None, seed: int = 7):
+                 deadline: float = 5.0, breaker: CircuitBreaker | None = None, seed: int = 7):
         self.base_url = base_url.rstrip("/")
         parts = urlsplit(self.base_url)
         self.host, self.port, self.prefix = parts.hostname, parts.port, parts.path
