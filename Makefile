@@ -79,3 +79,9 @@ clean:
 .PHONY: report-shot
 report-shot: setup
 	$(BIN)/python scripts/screenshot_report.py tests/data/report/sample_report.json $(OUT)/report.png
+
+# The reviewer page's design: scan the example tree (views kept), render out/review.html and screenshot it in
+# headless Chromium to out/review.png, checking the PNG is not blank.
+.PHONY: review-shot
+review-shot: setup
+	$(BIN)/python scripts/screenshot_review.py fixtures/web-search $(OUT)/review.png

@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of the loaders and the span parser with atheris (libFuzzer for Python).
 
-    python fuzz/run.py TARGET [--seconds S] [--realdata DIR]      # TARGET: html, pdf, json, http, spans, all
+    python fuzz/run.py TARGET [--seconds S] [--realdata DIR]      # TARGET: html, pdf, json, http, recording, spans, all
 
 `make fuzz` runs every target for $FUZZ_SECONDS each (default 60). Seeds: the files of ../shared/realdata (and
 the example tree's fixtures), cut to --max-len, written to fuzz/corpus/<target>/ (not committed); libFuzzer
@@ -25,10 +25,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-TARGETS = ("html", "pdf", "json", "http", "spans")   # = targets.TARGETS (imported only after instrumentation)
+TARGETS = ("html", "pdf", "json", "http", "recording", "spans")   # = targets.TARGETS (imported after instrumentation)
 
 SUFFIXES = {"html": (".html", ".htm"), "pdf": (".pdf",), "json": (".json", ".jsonl", ".har"),
-            "http": (".json",), "spans": ()}
+            "http": (".json",), "recording": (".yaml", ".yml", ".har", ".json"), "spans": ()}
 SPAN_SEEDS = [b"offset:0-10", b"offset:812-871", b"page:1", b"page:2:0-5", b"selector:p#a > b",
               b"selector:div:nth-of-type(1)", b"page:0", b"offset:5-1", b"selector:"]
 
@@ -38,7 +38,8 @@ def build_corpus(target: str, realdata: Path, max_len: int) -> Path:
     folder = HERE / "corpus" / target
     folder.mkdir(parents=True, exist_ok=True)
     sources: list[Path] = []
-    for base in (realdata, REPO / "fixtures" / "web-search", REPO / "tests" / "data" / "fuzz" / target):
+    for base in (realdata, REPO / "fixtures" / "web-search", REPO / "tests" / "data" / "fuzz" / target,
+                 REPO / "tests" / "data" / "recordings"):
         if base.is_dir():
             sources += sorted(p for p in base.rglob("*") if p.is_file() and
                               (p.suffix.lower() in SUFFIXES[target] or base.name == target))
@@ -83,6 +84,10 @@ def child(target: str, argv: list[str]) -> None:
         import scanner.loaders.css  # noqa: F401
         import scanner.loaders.json_positions  # noqa: F401
         import scanner.loaders.jsondoc  # noqa: F401
+        import scanner.loaders.recorded  # noqa: F401
+        import scanner.loaders.yamldoc  # noqa: F401
+        import scanner.exchanges  # noqa: F401
+        import scanner.exchanges.yamltext  # noqa: F401
         import scanner.loaders.pdf  # noqa: F401
         import scanner.loaders.text  # noqa: F401
         import scanner.sourcetext  # noqa: F401

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-TARGETS = ("html", "pdf", "json", "http", "spans")
+TARGETS = ("html", "pdf", "json", "http", "recording", "spans")
 _SPAN_HTML = "<html><body><p id=a class='c d'>caf&eacute; <b>uno</b></p><div>dos</div></body></html>"
 _SPAN_PAGES = ["primera página\n\n", "", "tercera\n"]
 
@@ -98,6 +98,46 @@ def fuzz_http(data: bytes) -> None:
     _load(data, "fuzz.har")          # and the raw bytes as a recorded exchange file
 
 
+def fuzz_recording(data: bytes) -> None:
+    """The bytes as a YAML cassette (raw, after `interactions:`, so the cassette path is taken), and as the body of
+    a VCR.py cassette (text or `!!binary`, under gzip or not), a nock recording (hex chunks, a string) and a
+    Polly.js HAR (a base64 chunk list), so every stored form of a body is decoded whatever the mutation."""
+    import base64
+
+    import yaml
+
+    _load(data, "fuzz.yaml")
+    _load(b"interactions:\n" + data, "fuzz.yaml")
+    if not data:
+        return
+    selector, body = data[0], data[1:]
+    ctype = ("text/html; charset=utf-8", "application/json", "text/plain")[selector % 3]
+    headers = {"Content-Type": [ctype], **({"Content-Encoding": ["gzip"]} if selector & 0x04 else {})}
+    text = body.decode("utf-8", "replace")
+    stored = body if selector & 0x08 else text
+    cassette = {"interactions": [{"request": {"method": "POST", "uri": "https://api.example.test/search?q=1",
+                                              "headers": {"Authorization": ["Bearer x"]}, "body": text[:80]},
+                                  "response": {"status": {"code": 200, "message": "OK"}, "headers": headers,
+                                               "body": {"string": stored}}}], "version": 1}
+    style = (None, "'", '"', "|", ">")[selector >> 4 & 3 if selector & 0x40 else 0]
+    try:
+        dumped = yaml.dump(cassette, default_style=style, allow_unicode=bool(selector & 0x80))
+    except yaml.YAMLError:
+        dumped = yaml.dump(cassette)
+    _load(dumped.encode("utf-8"), "fuzz-cassette.yaml")
+    half = len(body) // 2
+    nock = [{"scope": "https://api.example.test:443", "method": "GET", "path": "/p?token=1", "body": "", "status": 200,
+             "response": [body[:half].hex(), body[half:].hex()] if selector & 0x10 else text,
+             "rawHeaders": ["Content-Type", ctype] + (["Content-Encoding", "gzip"] if selector & 0x04 else [])}]
+    _load(json.dumps(nock).encode(), "fuzz-nock.json")
+    har = {"log": {"entries": [{"request": {"method": "GET", "url": "https://example.test/", "headers": []},
+                                "response": {"status": 200, "headers": [{"name": "content-encoding", "value": "gzip"}],
+                                             "content": {"mimeType": ctype, "encoding": "base64", "text": json.dumps(
+                                                 [base64.b64encode(body[:half]).decode(),
+                                                  base64.b64encode(body[half:]).decode()])}}}]}}
+    _load(json.dumps(har).encode(), "fuzz.har")
+
+
 def fuzz_spans(data: bytes) -> None:
     from scanner.spans import SpanError, apply_span, parse_span
 
@@ -119,4 +159,5 @@ def fuzz_spans(data: bytes) -> None:
         assert got == _SPAN_HTML[span.start:span.end]
 
 
-FUNCTIONS = {"html": fuzz_html, "pdf": fuzz_pdf, "json": fuzz_json, "http": fuzz_http, "spans": fuzz_spans}
+FUNCTIONS = {"html": fuzz_html, "pdf": fuzz_pdf, "json": fuzz_json, "http": fuzz_http, "recording": fuzz_recording,
+             "spans": fuzz_spans}

@@ -61,6 +61,7 @@ def run_check(root: Path, out: Path, repo_root: Path, category: str = "centinela
 def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: Path | None) -> CheckReport:
     from scanner.fixtures.verify import verify_tree
     from scanner.redact import Redactor
+    from scanner.review.render import render_review, rule_names
     from scanner.sarif import build_sarif, dumps_sarif
     from scanner.budget import Budget
     from scanner.scan import Scanner
@@ -76,7 +77,7 @@ def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: P
                              "ok" if verify.ok else f"{len(verify.problems)} problem(s): {', '.join(codes)}",
                              [_dump(out / "manifest-verify.json", verify.to_json())]))
 
-    scanner = Scanner()
+    scanner = Scanner(review=True)                      # keeps the views review.html shows
     result = scanner.scan([root], budget=Budget())      # the scan's default per-file budgets: no file stalls CI
     classes = {rel: e.class_ for rel, e in read_manifest(root).entries.items()}
     failing = []
@@ -92,6 +93,9 @@ def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: P
                         scan_root_for=lambda p: result.roots.get(p))
     atomic_write_text(out / "scan.sarif", dumps_sarif(sarif))
     outputs.append("scan.sarif")
+    notes = {p: "prompt-injection fixture: injections expected" for p, c in classes.items() if c == "prompt-injection"}
+    atomic_write_text(out / "review.html", render_review(result, rule_names(scanner), notes))
+    outputs.append("review.html")
     # A scanned PDF with no text layer is the spec's class-3 case: it must fail as format_tables_ocr, loudly,
     # and it does (scan.json lists it) — it is not a failure of the tree.
     unreadable = [e for e in result.errors if e.get("code") != "format_tables_ocr"]

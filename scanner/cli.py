@@ -280,7 +280,7 @@ def _rule_dirs(rules: tuple[Path, ...]) -> tuple[tuple[Path, ...] | None, tuple[
 
 @cli.command("scan")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@format_option(("text", "json", "sarif"))
+@format_option(("text", "json", "sarif", "html"))
 @output_option
 @click.option("--category", default="centinela", show_default=True,
               help="SARIF automationDetails category (one per analysis uploaded to code scanning).")
@@ -332,7 +332,7 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
         raise RunError(f"{missing[0]}: no such file or directory")
     try:
         injection_dirs, secret_dirs = _rule_dirs(rules)
-        scanner = Scanner(kind_list, injection_dirs, secret_rule_dirs=secret_dirs)
+        scanner = Scanner(kind_list, injection_dirs, secret_rule_dirs=secret_dirs, review=fmt == "html")
     except RuleError as exc:  # the injection and secret packs both validate to RuleError: one line, exit 2
         raise RunError(str(exc)) from None
     result = scanner.scan(list(paths), progress=None if no_progress else _progress_bar(), jobs=jobs, budget=budget)
@@ -348,6 +348,10 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
                           scan_root_for=lambda p: result.roots.get(p), include_suppressed=include_suppressed,
                           fingerprint_key=key)
         emit(dumps_sarif(log), output)
+    elif fmt == "html":
+        from scanner.review.render import render_review, rule_names
+
+        emit(render_review(result, rule_names(scanner)), output)
     else:
         use_color = color == "always" or (color == "auto" and output is None and sys.stdout.isatty()
                                           and not os.environ.get("NO_COLOR"))

@@ -30,6 +30,7 @@ from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_t
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR, unsafe_reason
 from scanner.loaders import load_bytes, load_path
+from scanner.redact_edits import BodyPlan, apply_edits, length_edits, map_back, plan_edits, same_recording
 from scanner.spans import SpanError, apply_span, normalise_ws, parse_span
 from scanner.units import Channel, Document, LoadError
 
@@ -71,13 +72,29 @@ class FilePlan:
     reported: int = 0              # findings kept on purpose (role mailboxes, company RFCs…)
     new_text: str | None = None
     doc: Document | None = None
+    bodies: list[BodyPlan] = field(default_factory=list)   # encoded bodies: decoded, redacted, encoded back
 
     @property
     def changes(self) -> bool:
-        return bool(self.redactions or self.truncate)
+        return bool(self.redactions or self.truncate or any(b.redactions for b in self.bodies))
+
+    def all_redactions(self) -> list[tuple[Redaction, BodyPlan | None]]:
+        """Every redaction with the encoded body it lies in (None: in the file text), in file order."""
+        out = [(r, None) for r in self.redactions] + [(r, b) for b in self.bodies for r in b.redactions]
+        return sorted(out, key=lambda rb: (rb[1].region.start if rb[1] else rb[0].start, rb[0].start))
 
     def to_json(self) -> dict:
-        out = {"path": self.path, "redactions": [r.to_json() for r in self.redactions], "truncate": self.truncate,
+        reds = []
+        for r, body in self.all_redactions():
+            if body is None:
+                reds.append(r.to_json())
+                continue
+            region = body.region
+            encoding = region.body.transfer if not region.body.yaml_binary else "yaml-binary"
+            reds.append({"start": region.start, "end": region.end, "entity": r.entity, "replacement": r.replacement,
+                         "body": {"container": region.container, "start": r.start, "end": r.end,
+                                  "encoding": encoding + (f"+{region.compression}" if region.compression else "")}})
+        out = {"path": self.path, "redactions": reds, "truncate": self.truncate,
                "spans_invalidated": self.spans_invalidated}
         if self.truncate_at is not None:
             out["truncate_at"] = self.truncate_at
@@ -188,18 +205,27 @@ class Redactor:
         if wanted and any("replaced" in p for p in doc.problems):
             fp.unredactable.append("file has undecodable bytes: rewriting it would lose them; fix the encoding first")
             wanted = []
-        fp.redactions = self._to_fixed_point(doc, _non_overlapping(wanted), rel)
+        wanted = self._plan_bodies(fp, doc, wanted, rel)
+        fp.redactions = self._to_fixed_point(doc, _non_overlapping(wanted), rel,
+                                             lambda text: load_bytes(text.encode("utf-8"), rel), fp.bodies)
         entry = _manifest_entry(root, rel) if root else None
         size = path.stat().st_size
         already_truncated = bool(entry and entry.get("truncated"))
         if size > LARGE_BODY_BYTES and not already_truncated and doc.kind != "pdf":
-            fp.truncate_at = _truncation_point(doc, root, rel)
-            fp.truncate = fp.truncate_at is not None and fp.truncate_at < len(doc.text)
+            if doc.kind == "http" and rel.lower().endswith((".yaml", ".yml")):
+                # Cutting a body inside a YAML scalar (often gzip inside !!binary) is not done here.
+                fp.warnings.append(f"over {LARGE_BODY_BYTES // 1024} KB: a YAML cassette is not truncated by redact; "
+                                   "cut its largest body when recording, or mark it truncated by hand")
+            else:
+                fp.truncate_at = _truncation_point(doc, root, rel)
+                fp.truncate = fp.truncate_at is not None and fp.truncate_at < len(doc.text)
         if fp.changes:
-            fp.new_text = _apply(doc, fp.redactions, fp.truncate_at if fp.truncate else None)
+            fp.new_text = _apply(doc, fp.redactions, fp.truncate_at if fp.truncate else None, fp.bodies)
+            if doc.kind == "http" and not fp.truncate:
+                fp.new_text = apply_edits(fp.new_text, length_edits(doc.text, fp.new_text, rel))
             fp.spans_invalidated = _invalidated_spans(root, rel, fp.new_text) if root else []
             algorithm = (entry or {}).get("sha256_original_algorithm", "sha256") if provenance == "sha256" else "hmac-sha256"
-            low = sorted({r.entity for r in fp.redactions if r.entity in LOW_ENTROPY})
+            low = sorted({r.entity for r, _ in fp.all_redactions() if r.entity in LOW_ENTROPY})
             if root is not None and low and algorithm == "sha256":
                 fp.warnings.append(
                     f"sha256_original will be a plain digest of a body that differs from the committed one only by "
@@ -207,7 +233,36 @@ class Redactor:
                     f"(key in ${PROVENANCE_KEY_ENV})")
         return fp
 
-    def _to_fixed_point(self, doc: Document, redactions: list[Redaction], rel: str, rounds: int = 4) -> list[Redaction]:
+    def _plan_bodies(self, fp: FilePlan, doc: Document, wanted: list[Finding], rel: str) -> list[Finding]:
+        """Plan each encoded body that holds a datum as a document of its own (its units point at the whole
+        stored body, so the datum's place is known only in the decoded text); the findings left are the file's."""
+        from scanner.loaders.recorded import body_document
+
+        if not doc.regions or not wanted:
+            return wanted
+        rest = []
+        hit: dict[int, list[Finding]] = {}
+        for f in wanted:
+            i = next((k for k, r in enumerate(doc.regions) if r.start <= f.start and f.end <= r.end), None)
+            if i is None:
+                rest.append(f)
+            else:
+                hit.setdefault(i, []).append(f)
+        for i in sorted(hit):
+            region = doc.regions[i]
+            if not region.lossless:
+                fp.unredactable.append(f"{region.container}: the body has undecodable bytes: re-encoding it would "
+                                       "lose them; fix the encoding first")
+                continue
+            sub = body_document(region, region.text, rel)
+            found = [f for f in self.findings(sub) if f.extra.get("replacement") is not None and f.page is None]
+            reds = self._to_fixed_point(sub, _non_overlapping(found), rel,
+                                        lambda text, region=region: body_document(region, text, rel))
+            fp.bodies.append(BodyPlan(region, reds))
+        return rest
+
+    def _to_fixed_point(self, doc: Document, redactions: list[Redaction], rel: str, reload, bodies=(),
+                        rounds: int = 4) -> list[Redaction]:
         """Redact, rescan, repeat: a redaction can change what the text around it says (a name beside a now
         redacted phone is a person's contact block), so the plan grows until a rescan of the result finds
         nothing left. Later rounds' spans are mapped back to the original text; a span over an earlier
@@ -215,16 +270,17 @@ class Redactor:
         if doc.kind == "pdf" or not redactions:
             return redactions
         for _ in range(rounds):
-            text = _apply(doc, redactions, None)
+            edits = plan_edits(doc, redactions, bodies)
+            text = apply_edits(doc.text, edits)
             try:
-                again = load_bytes(text.encode("utf-8"), rel)
+                again = reload(text)
             except LoadError:
                 return redactions
             extra = []
             for f in self.findings(again):
                 if f.extra.get("replacement") is None or f.page is not None:
                     continue
-                start, end = _map_back(f.start, f.end, redactions)
+                start, end = map_back(f.start, f.end, edits)
                 if start is None:
                     continue
                 extra.append(Redaction(start, end, f.entity or "", f.extra["replacement"], f.rule_id))
@@ -280,11 +336,15 @@ class Redactor:
 
     def _check_result(self, fp: FilePlan, new_bytes: bytes) -> str | None:
         doc = fp.doc
-        if doc.kind in ("json", "http") and not fp.path.lower().endswith((".jsonl", ".ndjson")):
+        if doc.kind in ("json", "http") and not fp.path.lower().endswith((".jsonl", ".ndjson", ".yaml", ".yml")):
             try:
                 json.loads(new_bytes.decode(doc.encoding or "utf-8"))
             except ValueError as exc:
                 return f"redacted file would not be valid JSON ({exc}); not written"
+        if doc.kind == "http":
+            problem = same_recording(doc, new_bytes, fp.path)
+            if problem:
+                return problem
         try:
             again = load_bytes(new_bytes, fp.path)
         except LoadError as exc:
@@ -375,29 +435,15 @@ def _non_overlapping(findings: list[Finding]) -> list[Redaction]:
     return out
 
 
-def _map_back(start: int, end: int, redactions: list[Redaction]) -> tuple[int | None, int | None]:
-    """Offsets in the redacted text back to the original; None when the span touches a replacement."""
-    shift = 0
-    for r in redactions:
-        new_start = r.start + shift
-        new_end = new_start + len(r.replacement)
-        if end <= new_start:
-            break
-        if start < new_end:
-            return None, None
-        shift += len(r.replacement) - (r.end - r.start)
-    return start - shift, end - shift
-
-
-def _apply(doc: Document, redactions: list[Redaction], cut: int | None) -> str:
+def _apply(doc: Document, redactions: list[Redaction], cut: int | None, bodies=()) -> str:
     text = doc.text
     pieces = []
     pos = 0
-    for r in redactions:
+    for r in plan_edits(doc, redactions, bodies):
         if cut is not None and r.start >= cut:
             break
         pieces.append(text[pos:r.start])
-        pieces.append(r.replacement)
+        pieces.append(r.text)
         pos = r.end
     if cut is None:
         pieces.append(text[pos:])
@@ -532,12 +578,14 @@ def format_text(plan: RedactPlan, wrote: bool) -> str:
         if not (fp.changes or fp.unredactable or fp.spans_invalidated):
             continue
         ents: dict[str, int] = {}
-        for r in fp.redactions:
+        for r, _ in fp.all_redactions():
             ents[r.entity] = ents.get(r.entity, 0) + 1
         what = ", ".join(f"{n} {e}" for e, n in sorted(ents.items())) or "nothing to replace"
         lines.append(f"{fp.path}: {what}" + (f"; truncate at {fp.truncate_at}" if fp.truncate else ""))
-        for r in fp.redactions:
-            lines.append(f"  {r.start}-{r.end} {r.entity} -> {r.replacement} ({r.rule_id})")
+        for r, body in fp.all_redactions():
+            where = (f"{body.region.start}-{body.region.end} {body.region.container}[{r.start}-{r.end}]"
+                     if body is not None else f"{r.start}-{r.end}")
+            lines.append(f"  {where} {r.entity} -> {r.replacement} ({r.rule_id})")
         for s in fp.spans_invalidated:
             lines.append(f"  span invalidated: {s} (re-capture the expected file; never adjust the span by hand)")
         for u in fp.unredactable:
@@ -546,7 +594,7 @@ def format_text(plan: RedactPlan, wrote: bool) -> str:
             lines.append(f"  warning: {w}")
     for e in plan.errors:
         lines.append(f"{e['path']}: error: {e['code']}: {e['message']}")
-    n = sum(len(fp.redactions) for fp in plan.files)
+    n = sum(len(fp.all_redactions()) for fp in plan.files)
     files = sum(1 for fp in plan.files if fp.changes)
     verb = "redacted" if wrote else "to redact"
     if files and not wrote:

@@ -13,7 +13,7 @@ from pathlib import Path
 from scanner import TOOL_NAME, __version__
 from scanner.budget import Budget
 from scanner.findings import SEVERITY_ORDER, Finding
-from scanner.loaders import HTML_EXT, SCANNABLE_EXT, check_file, iter_files, load_path
+from scanner.loaders import HTML_EXT, check_file, is_scannable, iter_files, load_path
 from scanner.units import Document, LoadError
 
 ALL_KINDS = ("injection", "secret", "pii")
@@ -28,6 +28,7 @@ class ScanResult:
     roots: dict = field(default_factory=dict)          # display path -> the directory it is relative to
     suppression: object = None                         # scanner.suppress.SuppressionReport, when applied
     include_suppressed: bool = False                   # list suppressed findings too (each with "suppressed")
+    views: dict = field(default_factory=dict)          # display path -> reviewer view (Scanner(review=True))
 
     def active(self) -> list[Finding]:
         """The findings that count: those not suppressed inline, by the allowlist or by the baseline."""
@@ -76,7 +77,7 @@ def collect_targets(paths: list[Path]) -> list[Target]:
     for root in paths:
         if root.is_dir():
             for f in iter_files([root]):
-                if f.suffix.lower() in SCANNABLE_EXT:
+                if is_scannable(f):
                     targets.append(Target(f, f.relative_to(root).as_posix(), root))
         else:
             targets.append(Target(root, root.as_posix(), Path(".")))
@@ -85,8 +86,13 @@ def collect_targets(paths: list[Path]) -> list[Target]:
 
 class Scanner:
     def __init__(self, kinds=ALL_KINDS, rule_dirs: tuple | None = None, prefilter: bool = True,
-                 secret_rule_dirs: tuple = ()):
+                 secret_rule_dirs: tuple = (), review: bool = False):
         self.kinds = tuple(kinds)
+        self.review = None          # with review=True each flagged document keeps its view for the reviewer page
+        if review:
+            from scanner.review.capture import ReviewCapture
+
+            self.review = ReviewCapture(self.kinds)
         self.injection = None
         self.prefilter = None
         if "injection" in self.kinds:
@@ -169,6 +175,8 @@ class Scanner:
             entry.setdefault("errors", []).append(body_error)
         findings = self.scan_document(doc)
         out.findings = findings
+        if self.review is not None:
+            out.view = self.review.capture(doc, findings)
         entry["injection_vectors"] = sorted({f.vector for f in findings if f.kind == "injection" and f.vector})
         entry["pii_entities"] = sorted({f.entity for f in findings if f.kind == "pii" and f.entity})
         entry["secret_entities"] = sorted({f.entity for f in findings if f.kind == "secret" and f.entity})
@@ -190,6 +198,8 @@ class Scanner:
             result.errors.extend(outcome.errors)
             result.findings.extend(outcome.findings)
             result.documents.append(outcome.entry)
+            if outcome.view is not None:
+                result.views[target.display] = outcome.view
         return result
 
     def _outcomes(self, targets: list["Target"], jobs: int, budget: Budget | None):
@@ -223,6 +233,7 @@ class Outcome:
     entry: dict
     errors: list[dict] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    view: dict | None = None            # the reviewer view (scanner.review.capture), when asked for
 
     def fail(self, code: str, message: str) -> None:
         self.errors.append({"path": self.entry["path"], "code": code, "message": message})

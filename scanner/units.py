@@ -73,6 +73,7 @@ class Document:
     problems: list[str] = field(default_factory=list)   # non-fatal: replaced bytes, recovered markup, …
     elements: list = field(default_factory=list)         # HTML elements in document order
     pages: list = field(default_factory=list)            # PDF pages (scanner.loaders.pdf.PdfPage)
+    regions: list = field(default_factory=list)          # encoded bodies (scanner.loaders.recorded.EncodedBody)
     meta: dict = field(default_factory=dict)
     _lines: LineIndex | None = None
     _page_lines: dict = field(default_factory=dict)

@@ -81,6 +81,16 @@ def test_http_envelopes_and_har_on_any_body(data):
     targets.fuzz_http(data)
 
 
+RECORDING_SEEDS = [p.read_bytes()[:4000] for p in sorted((Path(__file__).parent / "data" / "recordings").rglob("*"))
+                   if p.suffix in (".yaml", ".har", ".json")]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(st.binary(max_size=3000), mutated(RECORDING_SEEDS), mutated(HTML_SEEDS)))
+def test_cassettes_har_and_nock_recordings_on_any_body(data):       # five recordings of each input
+    targets.fuzz_recording(data)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.one_of(st.binary(max_size=2000).map(lambda b: b"%PDF-1.4\n" + b), mutated(PDF_SEEDS)))
 def test_pdf_loader_on_any_bytes(data):

@@ -95,7 +95,7 @@ def test_check_on_a_clean_tree_writes_every_output(tree, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.name for p in out.iterdir()) == ["check.json", "manifest-verify.json", "redact-plan.json",
-                                                     "scan.json", "scan.sarif"]
+                                                     "review.html", "scan.json", "scan.sarif"]
     assert json.loads((out / "check.json").read_text())["ok"] is True
     assert json.loads((out / "scan.sarif").read_text())["version"] == "2.1.0"
 

@@ -12,6 +12,7 @@ HTML_EXT = (".html", ".htm", ".xhtml", ".shtml")
 JSON_EXT = (".json", ".jsonl", ".ndjson", ".har", ".jsonld")
 TEXT_EXT = (".txt", ".md", ".markdown", ".text", ".csv")
 PDF_EXT = (".pdf",)
+YAML_EXT = (".yaml", ".yml")     # scanned when they are cassettes (is_scannable)
 SCANNABLE_EXT = HTML_EXT + JSON_EXT + TEXT_EXT + PDF_EXT
 
 
@@ -25,6 +26,8 @@ def sniff_kind(name: str, data: bytes) -> str:
         return "json"
     if lower.endswith(TEXT_EXT):
         return "text"
+    if lower.endswith(YAML_EXT):
+        return "yaml"
     head = data[:2048].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if head.startswith((b"{", b"[")):
         return "json"
@@ -58,6 +61,9 @@ def _load_bytes(data: bytes, path: str) -> Document:
         if kind == "json":
             from scanner.loaders.jsondoc import load_json
             return load_json(data, path)
+        if kind == "yaml":
+            from scanner.loaders.yamldoc import load_yaml
+            return load_yaml(data, path)
         if kind == "binary":
             raise LoadError(path, "binary file of unknown type: not scanned")
         from scanner.loaders.text import load_text
@@ -70,6 +76,23 @@ def _load_bytes(data: bytes, path: str) -> Document:
         raise LoadError(path, f"{kind} too large to load in the memory allowed (--max-memory-mb)", code="memory") from None
     except Exception as exc:  # a loader bug must not stop a scan of other files; fail closed on this one
         raise LoadError(path, f"could not load {kind}: {type(exc).__name__}: {exc}") from None
+
+
+def is_scannable(path: Path) -> bool:
+    """A file a folder scan takes: a known extension, or a YAML file that is a recorded cassette (other YAML,
+    a golden set or a rule pack, is not fixture content)."""
+    suffix = path.suffix.lower()
+    if suffix in SCANNABLE_EXT:
+        return True
+    if suffix not in YAML_EXT:
+        return False
+    from scanner.loaders.yamldoc import SNIFF_BYTES, looks_like_cassette
+
+    try:
+        with open(path, "rb") as fh:
+            return looks_like_cassette(fh.read(SNIFF_BYTES))
+    except OSError:
+        return False
 
 
 def check_file(path: Path, display: str, max_bytes: int | None = None) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from scanner.exchanges import RecordingError, is_yaml_name, parse_bytes
 from scanner.providers import brave, exa, fetch, firecrawl, jina, serpapi, serper, tavily
 from scanner.providers.base import AdapterError, NormalisedResponse, NormalisedResult
 from scanner.providers.common import (
@@ -67,12 +68,18 @@ def read_fixture(
             data = Path(path_or_bytes).read_bytes()
         except OSError as exc:
             raise AdapterError(label, f"cannot read: {exc.strerror or exc}") from None
-    try:
-        value = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise AdapterError(label, "not UTF-8 text") from None
-    except ValueError as exc:
-        raise AdapterError(label, f"not JSON: {exc}") from None
+    if is_yaml_name(label):                     # a VCR.py / pytest-recording cassette
+        try:
+            value = parse_bytes(data, label).source.value
+        except RecordingError as exc:
+            raise AdapterError(label, str(exc)) from None
+    else:
+        try:
+            value = json.loads(data.decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            raise AdapterError(label, "not UTF-8 text") from None
+        except ValueError as exc:
+            raise AdapterError(label, f"not JSON: {exc}") from None
     if provider is None and not isinstance(path_or_bytes, (bytes, bytearray)):
         provider = detect_provider(value) or _provider_from_folder(Path(path_or_bytes))
     return _read(label, provider, value, captured_at)

@@ -1,22 +1,20 @@
-"""One recorded call, read from whatever form it was stored in.
+"""One recorded call as the adapters read it, from whatever file it was recorded in.
 
-Forms: our HTTP envelope (`{"request", "response", "error"?, "recorded_at"?}`), a HAR file (`log.entries`), a
-JSON list of envelopes (a sequence of calls, e.g. a Firecrawl batch submit and its status), or a bare response
-body (no request, no status). Bodies are embedded JSON, a string (JSON text, HTML, plain text) or base64.
+The file is read by `scanner.exchanges` (our envelope, a JSON list of envelopes, HAR, VCR.py cassettes, nock's
+recorder output); a file that is none of them is a bare response body (no request, no status). Here each
+recorded exchange becomes the adapters' view: lower-cased header maps and bodies as values (JSON, text, bytes).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from scanner.loaders.jsondoc import header_map
+from scanner.exchanges import is_envelope, is_har, read_value
+from scanner.exchanges import Exchange as Recorded
 
 
 @dataclass
@@ -69,66 +67,34 @@ def host_of(url: str) -> str:
     return unquote(host or "").lower()
 
 
-def is_envelope(value: Any) -> bool:
-    if not isinstance(value, dict):
-        return False
-    response = value.get("response", ...)
-    return isinstance(value.get("request"), dict) and (response is None or isinstance(response, dict))
-
-
-def is_har(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("log"), dict) and isinstance(value["log"].get("entries"), list)
+__all__ = ["Exchange", "exchanges_of", "host_of", "is_envelope", "is_har", "iso_utc", "parse_instant"]
 
 
 def exchanges_of(value: Any) -> list[Exchange]:
     """Every recorded call in a parsed fixture file, in recorded order."""
-    if is_har(value):
-        return [_from_har(e) for e in value["log"]["entries"] if isinstance(e, dict)]
-    if isinstance(value, list) and value and all(is_envelope(v) for v in value):
-        return [_from_envelope(v) for v in value]
-    if is_envelope(value):
-        return [_from_envelope(value)]
-    return [Exchange(body=value, bare=True)]
+    recording = read_value(value)
+    if recording is None:
+        return [Exchange(body=value, bare=True)]
+    return [_view(ex) for ex in recording.exchanges]
 
 
-def _from_envelope(env: dict) -> Exchange:
-    req = env["request"]
-    ex = Exchange(
-        method=str(req.get("method") or "GET").upper(),
-        url=req.get("url") if isinstance(req.get("url"), str) else None,
-        request_headers=header_map(req.get("headers")),
-        recorded_at=_text(env.get("recorded_at")) or _text(env.get("captured_at")),
-    )
-    ex.request_body = _decode_body(req.get("body"), req.get("body_encoding"), ex.request_headers, ex.problems, "request")
-    response = env.get("response")
-    if response is None:
-        ex.transport_error = env.get("error") if isinstance(env.get("error"), dict) else {"type": "no_response"}
+def _view(rx: Recorded) -> Exchange:
+    req = rx.request
+    ex = Exchange(recorded_at=rx.recorded_at)
+    if req is not None:
+        ex.method = str(req.method or "GET").upper()
+        ex.url = req.url if isinstance(req.url, str) else None
+        ex.request_headers = dict(req.header_map)
+        ex.request_body = req.body.as_value(ex.problems, "request")
+    else:
+        ex.method = "GET"
+    res = rx.response
+    if res is None:
+        ex.transport_error = rx.error if isinstance(rx.error, dict) else {"type": "no_response"}
         return ex
-    ex.headers = header_map(response.get("headers"))
-    ex.status = _status(response.get("status"), ex.problems)
-    ex.body = _decode_body(response.get("body"), response.get("body_encoding"), ex.headers, ex.problems, "response")
-    return ex
-
-
-def _from_har(entry: dict) -> Exchange:
-    req = entry.get("request") if isinstance(entry.get("request"), dict) else {}
-    res = entry.get("response") if isinstance(entry.get("response"), dict) else None
-    ex = Exchange(
-        method=str(req.get("method") or "GET").upper(),
-        url=req.get("url") if isinstance(req.get("url"), str) else None,
-        request_headers=header_map(req.get("headers")),
-        recorded_at=_text(entry.get("startedDateTime")),
-    )
-    post = req.get("postData") if isinstance(req.get("postData"), dict) else {}
-    ex.request_body = _decode_body(post.get("text"), None, ex.request_headers, ex.problems, "request")
-    # HAR writes status 0 (and no content) for a request that never got an answer.
-    if res is None or res.get("status") in (0, None):
-        ex.transport_error = {"type": "no_response"}
-        return ex
-    ex.headers = header_map(res.get("headers"))
-    ex.status = _status(res.get("status"), ex.problems)
-    content = res.get("content") if isinstance(res.get("content"), dict) else {}
-    ex.body = _decode_body(content.get("text", ""), content.get("encoding"), ex.headers, ex.problems, "response")
+    ex.headers = dict(res.header_map)
+    ex.status = _status(res.status, ex.problems)
+    ex.body = res.body.as_value(ex.problems, "response")
     return ex
 
 
@@ -139,36 +105,6 @@ def _status(value: Any, problems: list[str]) -> int | None:
         return int(value)
     problems.append(f"response status {value!r} is not an HTTP status")
     return None
-
-
-def _decode_body(body: Any, encoding: Any, headers: dict[str, str], problems: list[str], which: str) -> Any:
-    if body is None or isinstance(body, (dict, list, int, float, bool)):
-        return body
-    if not isinstance(body, str):
-        problems.append(f"{which} body of type {type(body).__name__} ignored")
-        return None
-    if str(encoding or "").lower() == "base64":
-        try:
-            raw = base64.b64decode(body, validate=False)
-        except (binascii.Error, ValueError):
-            problems.append(f"{which} body is not valid base64")
-            return body
-        if not raw.lstrip().startswith((b"{", b"[")):
-            return raw
-        body = raw.decode("utf-8", errors="replace")
-    mime = headers.get("content-type", "").lower()
-    stripped = body.lstrip()
-    if stripped.startswith(("{", "[")) or "json" in mime:
-        try:
-            return json.loads(body)
-        except ValueError:
-            if "json" in mime and stripped:
-                problems.append(f"{which} body is declared JSON but does not parse")
-    return body
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
 
 
 def parse_instant(value: Any) -> datetime | None:

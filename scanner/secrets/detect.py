@@ -87,6 +87,9 @@ class _Context:
         ch = unit.channel
         loc = unit.locator
         if ch is Channel.HTTP_HEADER_VALUE:
+            header = unit.attrs.get("header")
+            if header is not None:                    # the recording reader named it (nock's flat rawHeaders)
+                return "header", header, ""
             names = self.header_names
             if loc.endswith("/value") and loc[:-6] + "/name" in names:
                 return "header", names[loc[:-6] + "/name"], ""

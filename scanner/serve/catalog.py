@@ -1,25 +1,26 @@
 """A provider's recorded exchanges, loaded and checked once at start-up.
 
-Every file under `<root>/<provider>/` must be a recorded HTTP exchange (README, "Fixture formats"). A
-recorded 429, 5xx or timeout is a *scenario* fixture: it is served only when a scenario asks for it (its
-request usually repeats a real case's query, so matching it by key would shadow the real answer). Every
+Every file under `<root>/<provider>/` must be a recording `scanner.exchanges` reads (README, "Fixture formats":
+our envelope, HAR, a VCR.py cassette, nock's recorder output); a file of several exchanges (a cassette, a HAR)
+is several fixtures, `<path>#<index>`. A recorded 429, 5xx or timeout is a *scenario* fixture: it is served
+only when a scenario asks for it (its request usually repeats a real case's query, so matching it by key would
+shadow the real answer). Every
 other exchange is an *answer*, found by its key (`scanner.serve.matching`). A file that cannot be served,
 or two answers the server could not tell apart, stop the start-up with the file named (`ServeError`).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from scanner.exchanges import BodyError, Exchange, RecordingError, parse_bytes
 from scanner.fixtures.tree import GOLDEN_DIR, SHARED_DIR, unsafe_reason
 from scanner.serve.matching import normalise_path, parse_body, request_key
 
+RECORDING_EXT = (".json", ".har", ".yaml", ".yml")
 # Recomputed or meaningless once the body is replayed decoded from the envelope.
 DROPPED_RESPONSE_HEADERS = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive",
                                       "content-encoding", "trailer", "upgrade"})
@@ -47,11 +48,14 @@ class Fixture:
 
     @property
     def name(self) -> str:
-        """The scenario name: the path inside the provider folder without `.json` (`errors/429`), and
-        `#<index>` for one exchange of a file that holds several."""
+        """The scenario name: the path inside the provider folder without its extension (`errors/429`), and
+        `#<index>` for one exchange of a file that holds several (`errors/cassette#1`)."""
         path, _, index = self.path.partition("#")
         inner = path.split("/", 1)[1] if "/" in path else path
-        inner = inner[:-5] if inner.endswith(".json") else inner
+        for ext in RECORDING_EXT:
+            if inner.endswith(ext):
+                inner = inner[:-len(ext)]
+                break
         return f"{inner}#{index}" if index else inner
 
 
@@ -71,45 +75,6 @@ class Catalog:
 
 def _fail(rel: str, problem: str):
     raise ServeError(f"{rel}: {problem}")
-
-
-def _headers(rel: str, where: str, obj) -> list[tuple[str, str]]:
-    if obj is None:
-        return []
-    out: list[tuple[str, str]] = []
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            values = v if isinstance(v, list) else [v]
-            out += [(str(k), str(x)) for x in values]
-        return out
-    if isinstance(obj, list):
-        for item in obj:
-            if isinstance(item, dict) and "name" in item:
-                out.append((str(item["name"]), str(item.get("value", ""))))
-            elif isinstance(item, (list, tuple)) and len(item) == 2:
-                out.append((str(item[0]), str(item[1])))
-            else:
-                _fail(rel, f"{where}.headers: an entry is neither {{name, value}} nor a [name, value] pair")
-        return out
-    _fail(rel, f"{where}.headers must be an object or a list")
-
-
-def _body_bytes(rel: str, response: dict) -> bytes:
-    body = response.get("body")
-    if response.get("body_encoding") not in (None, "base64"):
-        _fail(rel, f"response.body_encoding {response.get('body_encoding')!r} is not supported (only base64)")
-    if response.get("body_encoding") == "base64":
-        if not isinstance(body, str):
-            _fail(rel, "response.body must be a string when body_encoding is base64")
-        try:
-            return base64.b64decode(body, validate=True)
-        except (binascii.Error, ValueError):
-            _fail(rel, "response.body is not valid base64")
-    if body is None:
-        return b""
-    if isinstance(body, str):
-        return body.encode("utf-8")
-    return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
 def _returned_urls(value) -> set[str] | None:
@@ -147,68 +112,109 @@ def _requested_urls(body) -> list[str]:
 
 
 def load_fixtures(root: Path, rel: str, provider: str) -> list[Fixture]:
+    """The fixtures of one file: one per recorded exchange (ServeError naming the file for anything that
+    cannot be served)."""
     reason = unsafe_reason(root, rel)
     if reason:
         _fail(rel, f"not served: {reason}")
     try:
-        raw = json.loads((root / rel).read_bytes().decode("utf-8-sig"))
+        data = (root / rel).read_bytes()
     except OSError as exc:
         _fail(rel, f"cannot read: {exc.strerror or exc}")
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        _fail(rel, f"not a recorded HTTP exchange: invalid JSON ({exc})")
-    if isinstance(raw, list) and raw and all(isinstance(x, dict) and "request" in x and "response" in x for x in raw):
-        # A JSON list of envelopes (a Firecrawl batch: submit, status, errors): one fixture per call, `<path>#<i>`.
-        return [_fixture(rel, f"{rel}#{i}", provider, ex) for i, ex in enumerate(raw)]
-    return [_fixture(rel, rel, provider, raw)]
+    try:
+        parsed = parse_bytes(data, rel)
+    except RecordingError as exc:
+        _fail(rel, f"not a recorded HTTP exchange: {exc}")
+    recording = parsed.recording
+    if recording is None or not recording.exchanges:
+        _fail(rel, 'not a recorded HTTP exchange: expected our envelope (an object with "request" and '
+                   '"response"), a HAR file, a VCR.py cassette or nock recorder output')
+    several = len(recording.exchanges) > 1
+    return [_fixture(rel, f"{rel}#{ex.index}" if several else rel, provider, ex, several)
+            for ex in recording.exchanges]
 
 
-def _fixture(rel: str, path: str, provider: str, raw) -> Fixture:
-    if not isinstance(raw, dict) or "request" not in raw or "response" not in raw:
-        _fail(rel, 'not a recorded HTTP exchange: expected an object with "request" and "response"')
-    request = raw["request"]
-    if not isinstance(request, dict):
-        _fail(rel, "request must be an object")
-    method = request.get("method")
-    url = request.get("url")
+def load_fixture(root: Path, rel: str, provider: str) -> Fixture:
+    """The one fixture of a file that records one exchange."""
+    fixtures = load_fixtures(root, rel, provider)
+    if len(fixtures) != 1:
+        _fail(rel, f"records {len(fixtures)} exchanges, not one")
+    return fixtures[0]
+
+
+_URL_FIELD = {"envelope": "url", "har": "url", "vcr": "uri", "nock": "scope and path"}
+
+
+def _where(ex: Exchange, several: bool) -> str:
+    """How a message names the exchange (`log.entries[2]` in a HAR, `interactions[0]` in a cassette), as a
+    prefix of a field name: "" for a lone envelope, whose fields are `request.url`, `response.status`…"""
+    if ex.format == "har":
+        return f"log.entries[{ex.index}]."
+    if ex.format == "vcr":
+        return f"interactions[{ex.index}]."
+    return f"[{ex.index}]." if several else ""
+
+
+def _fixture(rel: str, path: str, provider: str, ex: Exchange, several: bool) -> Fixture:
+    at = _where(ex, several)
+    request = ex.request
+    if request is None:
+        _fail(rel, f"{at}request must be an object")
+    method, url = request.method, request.url
     if not isinstance(method, str) or not method.strip():
-        _fail(rel, "request.method is missing")
+        _fail(rel, f"{at}request.method is missing")
     if not isinstance(url, str) or not url.strip():
-        _fail(rel, "request.url is missing")
-    _headers(rel, "request", request.get("headers"))
+        _fail(rel, f"{at}request.{_URL_FIELD[ex.format]} is missing")
+    _check_headers(rel, f"{at}request", request)
+    if ex.problems:
+        _fail(rel, f"{at}{ex.problems[0]}" if at else ex.problems[0])
     parts = urlsplit(url)
     route = normalise_path(parts.path)
-    req_body = parse_body(request.get("body"))
+    try:
+        req_body = parse_body(request.body.content())
+    except BodyError as exc:
+        _fail(rel, f"{at}request body: {exc}")
     key = request_key(provider, method, parts.path, parts.query, req_body)
     common = dict(path=path, provider=provider, method=method.upper(), host=(parts.hostname or "").lower(),
                   route=route, key=key)
-    response = raw["response"]
+    response = ex.response
     if response is None:
-        error = raw.get("error")
+        error = ex.error
+        if ex.format != "envelope":
+            _fail(rel, f"{at.rstrip('.')}: no response was recorded: only our envelope's timeout "
+                       '({"response": null, "error": {"type": "timeout"}}) is served without one')
         if not isinstance(error, dict) or error.get("type") != "timeout":
-            _fail(rel, 'response is null but error.type is not "timeout"')
+            _fail(rel, f'{at}response is null but error.type is not "timeout"')
         after = error.get("after_ms")
         if after is not None and (not isinstance(after, (int, float)) or isinstance(after, bool) or after < 0):
-            _fail(rel, "error.after_ms must be a non-negative number")
+            _fail(rel, f"{at}error.after_ms must be a non-negative number")
         return Fixture(kind="timeout", status=None, after_ms=None if after is None else int(after), **common)
-    if not isinstance(response, dict):
-        _fail(rel, "response must be an object or null")
-    status = response.get("status")
+    status = response.status
     if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
-        _fail(rel, f"response.status must be an HTTP status code (got {status!r})")
-    headers = tuple((n, v) for n, v in _headers(rel, "response", response.get("headers"))
-                    if n.lower() not in DROPPED_RESPONSE_HEADERS)
-    body = _body_bytes(rel, response)
+        _fail(rel, f"{at}response.status must be an HTTP status code (got {status!r})")
+    _check_headers(rel, f"{at}response", response)
+    headers = tuple((h.name, h.value) for h in response.headers if h.name.lower() not in DROPPED_RESPONSE_HEADERS)
+    try:
+        body = response.body.content() or b""
+    except BodyError as exc:
+        _fail(rel, f"{at}response.body is {exc}" if "valid" in str(exc) else f"{at}response body: {exc}")
     kind = "429" if status == 429 else "5xx" if status >= 500 else "answer"
     requested = _requested_urls(req_body)
     missing: tuple[str, ...] = ()
     if requested and kind == "answer":
-        returned = _returned_urls(parse_body(body) if response.get("body_encoding") is None else None)
+        returned = _returned_urls(parse_body(body))
         if returned is None:        # no list of pages in the answer (a Firecrawl batch submit: they come later)
             requested = []
         else:
             missing = tuple(u for u in requested if u not in returned)
     return Fixture(kind=kind, status=status, headers=headers, body=body, requested_urls=tuple(requested),
                    missing=missing, **common)
+
+
+def _check_headers(rel: str, where: str, msg) -> None:
+    problem = msg.headers_problem
+    if problem:
+        _fail(rel, f"{where}.headers {problem}" if problem.startswith("must") else f"{where}.headers: {problem}")
 
 
 def provider_files(root: Path, provider: str) -> list[str]:
@@ -236,17 +242,16 @@ def load_catalog(root: Path, provider: str) -> Catalog:
         raise ServeError(f"{root / provider}: no such provider folder (providers: {known})")
     catalog = Catalog(provider)
     for fixture in (f for rel in provider_files(root, provider) for f in load_fixtures(root, rel, provider)):
-        rel = fixture.path
         if fixture.kind == "answer":
             same = catalog.answers.setdefault(fixture.key, [])
             clash = next((f for f in same if f.host == fixture.host), None)
             if clash is not None:
-                _fail(rel, f"records the same request as {clash.path} ({fixture.key[:120]}): "
+                _fail(fixture.path, f"records the same request as {clash.path} ({fixture.key[:120]}): "
                            "the server could not tell them apart")
             same.append(fixture)
         else:
             catalog.scenarios[fixture.name] = fixture
-            catalog.scenarios.setdefault(fixture.name.rsplit("/", 1)[-1], fixture)   # "503-empty"
+            catalog.scenarios.setdefault(fixture.name.rsplit("/", 1)[-1], fixture)   # "503-empty", "cassette#1"
             catalog.scenarios.setdefault(fixture.kind, fixture)          # class alias: the first in path order
             if fixture.status is not None:
                 catalog.scenarios.setdefault(str(fixture.status), fixture)   # "502", "503"
