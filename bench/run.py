@@ -85,10 +85,12 @@ def bench_pdf_load(repeat: int) -> None:
 
 
 def bench_injection_scan(repeat: int) -> None:
-    """Injection-only scan of the real pages against the lxml parse of the same files (the floor)."""
+    """Injection-only scan of the real pages against the lxml parse of the same files (the floor): with the
+    prefilter, with every page fully loaded, and the full load alone (read + exact units), all in one run."""
     import lxml.html
 
-    from scanner.scan import Scanner
+    from scanner.loaders import load_bytes
+    from scanner.scan import Scanner, Target
 
     files = sorted((REALDATA / "html").glob("*.html"))
     if not files:
@@ -100,17 +102,73 @@ def bench_injection_scan(repeat: int) -> None:
         for p in files:
             lxml.html.document_fromstring(p.read_bytes())
 
+    def load_only():
+        for p in files:
+            load_bytes(p.read_bytes(), p.name)
+
     fast = Scanner(("injection",))
     full = Scanner(("injection",), prefilter=False)
+    # "before": the lexicon rules and their prefilter alone, without the learned rule (INJ015) and its screen
+    lexicon = Scanner(("injection",))
+    lexicon.injection.learned = []
+    if lexicon.prefilter is not None:
+        lexicon.prefilter.model_screen = None
     base = best_of(lxml_parse, repeat)
+    loaded_time = best_of(load_only, repeat)
+    before = best_of(lambda: lexicon.scan(files), repeat)
     ours = best_of(lambda: fast.scan(files), repeat)
     exact = best_of(lambda: full.scan(files), repeat)
-    loaded = sum(not fast.skip_clean_html(__import__("scanner.scan", fromlist=["Target"]).Target(p, p.name)) for p in files)
+    loaded_before = sum(not lexicon.skip_clean_html(Target(p, p.name)) for p in files)
+    loaded = sum(not fast.skip_clean_html(Target(p, p.name)) for p in files)
     print(f"injection scan: {len(files)} real pages, {mb:.2f} MB, best of {repeat}")
     print(f"  baseline: read + lxml.html parse   {mb / base:7.1f} MB/s")
+    print(f"  read + html load (exact units)     {mb / loaded_time:7.1f} MB/s   = {loaded_time / base:.1f}x the parse time")
+    print(f"  before: lexicon rules only         {mb / before:7.1f} MB/s   = {before / base:.1f}x the parse time "
+          f"({loaded_before} of {len(files)} pages needed the full load)")
     print(f"  centinela scan --kinds injection   {mb / ours:7.1f} MB/s   = {ours / base:.1f}x the parse time "
-          f"({loaded} of {len(files)} pages needed the full load)")
-    print(f"  same, prefilter off (every page)   {mb / exact:7.1f} MB/s   = {exact / base:.1f}x the parse time")
+          f"({loaded} of {len(files)} pages needed the full load; lexicon + learned rule and its screen)")
+    print(f"  same, prefilter off (every page)   {mb / exact:7.1f} MB/s   = {exact / base:.1f}x the parse time "
+          f"(the load {loaded_time / exact:.0%} of it, the injection rules the rest)")
+    bench_model_load()
+
+
+def bench_model_load() -> None:
+    """Cold cost of the learned rule in a fresh process: importing its module (numpy) and reading the model."""
+    import subprocess
+
+    code = ("import time; t=time.perf_counter(); import numpy; t1=time.perf_counter(); "
+            "from scanner.injection import model as M; from scanner.rulepack import BUILTIN_RULES; "
+            "t2=time.perf_counter(); M.load_model(str(BUILTIN_RULES/'injection'/'model'/'injection-lr.bin')); "
+            "t3=time.perf_counter(); print(f'{t1-t:.4f} {t2-t1:.4f} {t3-t2:.4f}')")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO).stdout.split()
+            for _ in range(5)]
+    runs = [list(map(float, r)) for r in runs if len(r) == 3]
+    if runs:
+        best = [min(r[k] for r in runs) for k in range(3)]
+        print(f"  learned rule, cold (best of {len(runs)} fresh processes): import numpy {best[0] * 1000:.0f} ms, "
+              f"its modules {best[1] * 1000:.0f} ms, read + decode the model {best[2] * 1000:.1f} ms")
+
+
+def profile_injection_scan(repeat: int) -> None:
+    """Where the time of a fully loaded injection scan of the real pages goes (cProfile, by own time)."""
+    import cProfile
+    import pstats
+
+    from scanner.scan import Scanner
+
+    files = sorted((REALDATA / "html").glob("*.html"))
+    if not files:
+        print("profile: ../shared/realdata/html absent, skipped")
+        return
+    full = Scanner(("injection",), prefilter=False)
+    full.scan(files)
+    prof = cProfile.Profile()
+    prof.enable()
+    full.scan(files)
+    prof.disable()
+    print("fully loaded injection scan, by own time (cProfile inflates Python-level calls):")
+    pstats.Stats(prof, stream=sys.stdout).sort_stats("tottime").print_stats(15)
+
 
 
 def bench_full_scan_vs_presidio(repeat: int) -> None:
@@ -172,7 +230,7 @@ def main() -> None:
     args = parser.parse_args()
     for name in args.which:
         {"scan": bench_injection_scan, "full": bench_full_scan_vs_presidio, "html": bench_html_load,
-         "pdf": bench_pdf_load}[name](args.repeat)
+         "pdf": bench_pdf_load, "profile": profile_injection_scan}[name](args.repeat)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ class OffsetMap:
 
     @classmethod
     def identity(cls, source_start: int, length: int) -> "OffsetMap":
-        return cls([(0, source_start, length, length, True)], length, source_start, source_start + length)
+        return IdentityMap(source_start, length)
 
     def _piece(self, i: int) -> int:
         return max(bisect.bisect_right(self._d_starts, i) - 1, 0)
@@ -70,6 +70,31 @@ class OffsetMap:
     def then(self, outer: "OffsetMap") -> "ComposedMap":
         """This map followed by `outer` (whose derived string is this map's source string)."""
         return ComposedMap((self, outer))
+
+
+class IdentityMap(OffsetMap):
+    """The map of a derived string that is a plain slice of its source: one literal piece, computed, not stored
+    (most units are plain slices, so this is the map almost every unit gets). Same answers as the general map."""
+
+    __slots__ = ()
+
+    def __init__(self, source_start: int, length: int):
+        self.derived_len = length
+        self.source_start = source_start
+        self.source_end = source_start + length
+
+    def char_start(self, i: int) -> int:
+        return self.source_end if i >= self.derived_len else self.source_start + i
+
+    def char_end(self, i: int) -> int:
+        return self.source_start + i + 1
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        if end <= start:
+            s = self.source_end if start >= self.derived_len else self.source_start + start
+            return s, s
+        s0 = self.source_start
+        return (self.source_end if start >= self.derived_len else s0 + start), s0 + end
 
 
 class ComposedMap:

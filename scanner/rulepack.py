@@ -73,18 +73,66 @@ class Examples(_Strict):
     negative: list[Example] = Field(min_length=2)
 
 
+class ModelSpec(_Strict):
+    """A learned rule: the model file and the channel-aware decision (see scanner/injection/learned.py)."""
+    file: str = Field(description="The model file, relative to the rule's YAML")
+    thresholds: dict[str, float] = Field(
+        description="Probability a window must reach, per channel group (comment, css_hidden, attribute, meta, "
+                    "json_ld, noscript, template, svg_text, pdf_hidden, visible) and `default` for the others")
+    gate: list[str] = Field(default_factory=list, description="Groups where a window also needs a gate cue")
+    gate_cues: list[str] = Field(default_factory=list, description="Structural cues that open the gate")
+
+    @field_validator("thresholds")
+    @classmethod
+    def _thresholds(cls, v: dict[str, float]) -> dict[str, float]:
+        from scanner.injection.learned import GROUPS
+
+        if "default" not in v:
+            raise ValueError("thresholds need a `default`")
+        for group, t in v.items():
+            if group != "default" and group not in GROUPS:
+                raise ValueError(f"unknown channel group {group!r} (known: {', '.join(GROUPS)})")
+            if not 0.0 < t < 1.0:
+                raise ValueError(f"threshold of {group} must lie strictly between 0 and 1")
+        return v
+
+    @model_validator(mode="after")
+    def _names(self):
+        from scanner.injection.features import CUE_NAMES
+        from scanner.injection.learned import GROUPS
+
+        for g in self.gate:
+            if g not in GROUPS:
+                raise ValueError(f"gate: unknown channel group {g!r}")
+        for c in self.gate_cues:
+            if c not in CUE_NAMES:
+                raise ValueError(f"gate_cues: unknown cue {c!r} (known: {', '.join(CUE_NAMES)})")
+        return self
+
+    def resolved_file(self, rule_source: str) -> str:
+        base = Path(rule_source).parent if rule_source else BUILTIN_RULES / "injection"
+        return str((base / self.file).resolve())
+
+
 class Match(_Strict):
     channels: list[Channel] = Field(min_length=1, description="Channels the rule looks at")
     require: list[str] = Field(default_factory=list, description="Named predicates that must all hold for the unit")
     exclude: list[str] = Field(default_factory=list, description="Named predicates any of which excludes the unit")
     decode: Optional[Literal["unicode_tags", "zero_width", "base64"]] = Field(
         default=None, description="Decode hidden content first and judge the decoded text")
-    signal: str = Field(description="A signal of the lexicon the (decoded) text must show")
+    signal: Optional[str] = Field(default=None, description="A signal of the lexicon the (decoded) text must show")
+    model: Optional[ModelSpec] = Field(default=None, description="A learned rule: judged by a model, not a signal")
     span: Literal["unit", "sentence"] = Field(
         default="unit", description="unit: the finding covers the whole unit; sentence: the sentences with the evidence")
     scope: Literal["unit", "block"] = Field(
         default="unit", description="block: judge consecutive units of the rule's channels together (text split by "
                                     "inline markup, a heading and its paragraph), so «<b>Nota para el asistente:</b> …» is one text")
+
+    @model_validator(mode="after")
+    def _signal_or_model(self):
+        if (self.signal is None) == (self.model is None):
+            raise ValueError("a rule has either a lexicon `signal` or a `model`")
+        return self
 
 
 class RuleBase(_Strict):
@@ -213,14 +261,44 @@ def load_rule(path: Path, predicates: set[str], signals: set[str]) -> Rule:
     for name in rule.match.require + rule.match.exclude:
         if name not in predicates:
             raise RuleError(f"{path}: match: unknown predicate {name!r} (known: {', '.join(sorted(predicates))})")
-    if rule.match.signal not in signals:
+    if rule.match.signal is not None and rule.match.signal not in signals:
         raise RuleError(f"{path}: match.signal: unknown signal {rule.match.signal!r}")
     rule.source = str(path)
     return rule
 
 
+THRESHOLDS_FILE = "model-thresholds.yaml"
+
+
 def rule_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.rglob("*.y*ml") if p.name != "lexicon.yaml" and p.suffix in (".yaml", ".yml"))
+    return sorted(p for p in directory.rglob("*.y*ml")
+                  if p.name not in ("lexicon.yaml", THRESHOLDS_FILE) and p.suffix in (".yaml", ".yml"))
+
+
+class ThresholdOverrides(_Strict):
+    """`model-thresholds.yaml` in an extra rule pack: new thresholds for learned rules, by rule id."""
+    rules: dict[str, dict[str, float]]
+
+
+def _apply_threshold_overrides(path: Path, rules: list[Rule]) -> list[Rule]:
+    try:
+        overrides = ThresholdOverrides.model_validate(load_yaml(path))
+    except ValidationError as exc:
+        raise RuleError(_validation_message(path, exc)) from None
+    by_id = {r.id: r for r in rules}
+    for rule_id, thresholds in overrides.rules.items():
+        rule = by_id.get(rule_id)
+        if rule is None or rule.match.model is None:
+            raise RuleError(f"{path}: {rule_id} is not a learned rule of this scan")
+        merged = {**rule.match.model.thresholds, **thresholds}
+        try:
+            spec = ModelSpec.model_validate({**rule.match.model.model_dump(), "thresholds": merged})
+        except ValidationError as exc:
+            raise RuleError(_validation_message(path, exc)) from None
+        new = rule.model_copy(update={"match": rule.match.model_copy(update={"model": spec})})
+        new.source = rule.source
+        by_id[rule_id] = new
+    return [by_id[r.id] for r in rules]
 
 
 @lru_cache(maxsize=8)
@@ -244,4 +322,7 @@ def load_pack(directories: tuple[Path, ...] = (BUILTIN_RULES / "injection",)):
                 raise RuleError(f"{path}: rule id {rule.id} is already used by {seen[rule.id]}")
             seen[rule.id] = str(path)
             rules.append(rule)
+    for directory in directories[1:]:
+        if (directory / THRESHOLDS_FILE).is_file():
+            rules = _apply_threshold_overrides(directory / THRESHOLDS_FILE, rules)
     return lexicon, tuple(rules)

@@ -104,7 +104,7 @@ class Scanner:
                 from scanner.injection.prefilter import Prefilter
                 from scanner.injection.signals import GATE_EXEMPT
 
-                pf = Prefilter(self.injection.lexicon.lexicon, GATE_EXEMPT)
+                pf = Prefilter(self.injection.lexicon.lexicon, GATE_EXEMPT, tuple(self.injection.learned))
                 self.prefilter = pf if pf.enabled else None
 
         self.secrets = None

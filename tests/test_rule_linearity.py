@@ -68,7 +68,7 @@ def inventory() -> list[tuple[str, str, int, object]]:
         detect: ("_URL", "_PARAM"),
         pii: ("_LINK_PHONE", "_URL", "_HEXISH", "_LOWER_WORD", "_OBFUSCATION_RX", "_CHROME_CLASS"),
         html: ("_CHARREF",),
-        html_tokens: ("_MARKUP", "_ATTR_RE", "_COMMENT_END"),
+        html_tokens: ("_MARKUP", "_ATTR_RE", "_ATTR_STEP", "_ATTR_TILE", "_TAG_NAME", "_COMMENT_END"),
         json_positions: ("_STRING", "_NUMBER", "_ESCAPE"),
         text_loader: ("_PARAGRAPH", "_MD_COMMENT"),
     }

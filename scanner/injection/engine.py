@@ -160,13 +160,21 @@ def build_blocks(doc: Document, units: list) -> list[Block]:
 
 
 class InjectionScanner:
-    def __init__(self, rule_dirs: tuple | None = None):
+    def __init__(self, rule_dirs: tuple | None = None, learned: bool = True):
+        """`learned=False`: the lexicon rules only (training and measuring the learned rule need that)."""
         lexicon, rules = load_pack(rule_dirs) if rule_dirs else load_pack()
         self.lexicon = CompiledLexicon(lexicon)
         self.rules: tuple[Rule, ...] = tuple(r for r in rules if r.kind == "injection")
         self.by_channel: dict = defaultdict(list)
         self.block_rules: list[Rule] = []
+        self.learned: list = []                # model rules (scanner/injection/learned.py), beside the lexicon
         for rule in self.rules:
+            if rule.match.model is not None:
+                if learned:
+                    from scanner.injection.learned import LearnedRule
+
+                    self.learned.append(LearnedRule(rule))
+                continue
             if rule.match.scope == "block":
                 self.block_rules.append(rule)
                 continue
@@ -206,6 +214,8 @@ class InjectionScanner:
                 findings.append(self._finding(rule, block, doc, cache, hit, reasons))
         for rule in self.block_rules:
             findings.extend(self._scan_blocks(rule, doc))
+        for learned in self.learned:
+            findings.extend(learned.scan(doc))
         findings.sort(key=Finding.sort_key)
         return findings
 

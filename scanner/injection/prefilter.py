@@ -97,8 +97,13 @@ def fold(text: str) -> str:
 
 
 class Prefilter:
-    def __init__(self, lexicon: Lexicon, exempt: tuple[str, ...]):
+    def __init__(self, lexicon: Lexicon, exempt: tuple[str, ...], learned: tuple = ()):
         self.regex = None
+        self.model_screen = None
+        if learned:
+            from scanner.injection.model_screen import ModelScreen
+
+            self.model_screen = ModelScreen(learned)
         if re2 is None:
             return
         patterns = [relax(p) for name, g in lexicon.groups.items() if name not in exempt for p in g.patterns]
@@ -128,7 +133,8 @@ class Prefilter:
         body = _RAW_BLOCKS.sub(_keep_json_ld, text)
         # Twice: the markup as it is (comments, attributes, chat tokens such as <|im_start|> intact), and with
         # every tag removed (a sentence split by inline tags, as the block-scope rules read it).
-        if self.regex.search(fold(body)):
+        folded = fold(body)
+        if self.regex.search(folded):
             return True
         joined = fold(_TAGS.sub("", body))
         if self.regex.search(joined):
@@ -137,7 +143,10 @@ class Prefilter:
             for block in _LD_BLOCK.finditer(body):
                 if _LD_CONFIG_KEY.search(block.group(1)):
                     return True
-        return self._base64_text(body)
+        if self._base64_text(body):
+            return True
+        # The learned rule (INJ015) needs its own screen: see model_screen.py.
+        return self.model_screen is not None and self.model_screen.may_fire(text, body, folded, joined)
 
     def _base64_text(self, body: str) -> bool:
         for m in _B64.finditer(body):

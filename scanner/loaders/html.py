@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass
 
 from scanner.loaders import css as _css
-from scanner.loaders.html_tokens import RCDATA, VOID, tokenize
-from scanner.offsetmap import OffsetMap, PieceBuilder
+from scanner.loaders.html_tokens import COMMENT, END, RAWTEXT, RCDATA, START, TEXT, VOID, read_attrs, scan
+from scanner.offsetmap import IdentityMap, OffsetMap, PieceBuilder
 from scanner.sourcetext import decode_bytes
 from scanner.units import Channel, Document, TextUnit
+from scanner.yamlsafe import gc_paused
 
 # Attributes whose text reaches readers or extractors (many extractors append alt/title to the body).
 TEXT_ATTRIBUTES = frozenset({
@@ -46,7 +47,17 @@ _SIBLING_CLOSERS = {
     "li": ("li",), "dt": ("dt", "dd"), "dd": ("dt", "dd"), "tr": ("tr", "td", "th"), "td": ("td", "th"),
     "th": ("td", "th"), "option": ("option",), "thead": ("tbody", "tfoot"), "tbody": ("thead", "tbody"),
 }
+# What each start tag implicitly closes (its open siblings, an open <p>), and where that search stops.
+_IMPLIED_CLOSERS = {tag: _SIBLING_CLOSERS.get(tag, ()) + (("p",) if tag in _CLOSES_P else ())
+                    for tag in _CLOSES_P | _SIBLING_CLOSERS.keys()}
+_CONTAINERS = frozenset({"ul", "ol", "table", "dl", "select", "div", "body", "td", "th", "section", "article"})
 _JSON_LD_TYPES = frozenset({"application/ld+json"})
+# The closest special ancestor decides the channel of text: inside <noscript>, <template> or <svg>.
+_CONTEXTS = frozenset({"noscript", "template", "svg"})
+_CONTEXT_CHANNEL = {"": Channel.VISIBLE_TEXT, "noscript": Channel.NOSCRIPT, "template": Channel.TEMPLATE,
+                    "svg": Channel.SVG_TEXT}
+# Names of attributes that may become units (data-* too): only their value positions are kept.
+_UNIT_ATTRIBUTES = TEXT_ATTRIBUTES | LINK_ATTRIBUTES | {"content"}
 
 
 @dataclass(eq=False, slots=True)
@@ -90,6 +101,11 @@ def sniff_charset(data: bytes) -> str | None:
     return (m.group(1) or m.group(2)).decode("ascii", "replace")
 
 
+# The same few references (&amp; &nbsp; &quot; &#39; …) fill most pages: each is decoded once per process.
+_CHARREF_MEMO: dict[str, str] = {}
+_CHARREF_MEMO_MAX = 4096
+
+
 def decode_charrefs(source: str, start: int, end: int) -> tuple[str, OffsetMap]:
     """Text of source[start:end] with character references decoded, and its map back to the source."""
     if "&" not in source[start:end] if end - start < 4096 else source.find("&", start, end) < 0:
@@ -98,7 +114,11 @@ def decode_charrefs(source: str, start: int, end: int) -> tuple[str, OffsetMap]:
     pos = start
     for m in _CHARREF.finditer(source, start, end):
         ref = m.group(0)
-        decoded = _html.unescape(ref)
+        decoded = _CHARREF_MEMO.get(ref)
+        if decoded is None:
+            decoded = _html.unescape(ref)
+            if len(_CHARREF_MEMO) < _CHARREF_MEMO_MAX:
+                _CHARREF_MEMO[ref] = decoded
         if decoded == ref:
             continue
         b.literal(source[pos:m.start()], pos)
@@ -128,13 +148,29 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
     `base_map`, when given, maps offsets in `text` to the file (HTML nested in a JSON string, say);
     unit positions are then in file coordinates and `container` names where the HTML sits.
     """
+    with gc_paused():       # tens of thousands of elements and units, and no reference cycles among them
+        _build_units(doc, text, base_map, container)
+
+
+def _build_units(doc: Document, text: str, base_map, container: str) -> None:
+    """The hot loop of every scan (see bench/run.py): the tokens come as tuples, the common cases (a well-formed
+    end tag, a text or attribute that is a plain slice of the source) are inlined, and a plain slice gets a
+    computed identity map."""
     units = doc.units
+    append_unit = units.append
     elements: list[Element] = []
+    append_element = elements.append
     stack: list[Element] = []
+    push = stack.append
     open_tags: dict[str, int] = {}      # tag -> how many of the stack's elements have it (skips hopeless scans)
     style_blocks: list[str] = []
+    resolver = StyleResolver(style_blocks)
     ld_blocks = 0
     too_deep = False
+    identity = IdentityMap
+    unescape = _html.unescape
+    visible = Channel.VISIBLE_TEXT
+    attribute_channel, link_channel = Channel.ATTRIBUTE, Channel.LINK
 
     def close_from(i: int) -> None:
         for el in stack[i:]:
@@ -145,116 +181,130 @@ def build_units(doc: Document, text: str, base_map=None, container: str = "") ->
              attrs=None, decoded=None):
         if decoded is not None:
             utext, umap = decoded
-        elif decode:
-            utext, umap = decode_charrefs(text, raw_start, raw_end)
         else:
-            utext, umap = text[raw_start:raw_end], OffsetMap.identity(raw_start, raw_end - raw_start)
-        if not utext.strip():
+            utext = text[raw_start:raw_end]
+            if decode and "&" in utext:
+                utext, umap = decode_charrefs(text, raw_start, raw_end)
+            else:
+                umap = identity(raw_start, raw_end - raw_start)
+        if not utext or utext.isspace():
             return
         if base_map is not None:
             umap = umap.then(base_map)
             fstart, fend = base_map.span(raw_start, raw_end)
         else:
             fstart, fend = raw_start, raw_end
-        units.append(TextUnit(utext, channel, fstart, fend, umap, locator=locator, element=element,
-                              attrs=attrs or {}, container=container))
+        append_unit(TextUnit(utext, channel, fstart, fend, umap, locator, element, None, attrs or {}, container))
 
-    def open_element(tok) -> Element:
-        parent = stack[-1] if stack else None
-        attrs = {}
-        for a in tok.attrs:
-            attrs[a.name] = "" if a.value is None else _html.unescape(a.value)
-        context = parent.context if parent else ""
-        if tok.tag in ("noscript", "template", "svg") and not context:
-            context = tok.tag
-        el = Element(len(elements), tok.tag, attrs, parent, tok.start, tok.end, context)
-        elements.append(el)
-        return el
-
-    def text_channel(parent: Element | None) -> Channel:
-        if parent is None:
-            return Channel.VISIBLE_TEXT
-        return {"noscript": Channel.NOSCRIPT, "template": Channel.TEMPLATE, "svg": Channel.SVG_TEXT}.get(
-            parent.context, Channel.VISIBLE_TEXT)
-
-    for tok in tokenize(text):
-        kind = tok.kind
-        if kind == "text":
+    for tok in scan(text):
+        kind = tok[0]
+        if kind == TEXT:
             parent = stack[-1] if stack else None
-            emit(tok.data_start, tok.data_end, text_channel(parent), parent)
-        elif kind == "start":
-            tag = tok.tag
-            if tag in _CLOSES_P or tag in _SIBLING_CLOSERS:
+            s, e = tok[1], tok[2]
+            utext = text[s:e]
+            if base_map is None and "&" not in utext:
+                # the common case, inlined: a plain slice of the source
+                if not utext.isspace():
+                    append_unit(TextUnit(utext, _CONTEXT_CHANNEL[parent.context] if parent else visible, s, e,
+                                         identity(s, e - s), "", parent, None, {}, container))
+            else:
+                emit(s, e, _CONTEXT_CHANNEL[parent.context] if parent else visible, parent)
+        elif kind == START:
+            tag = tok[3]
+            if tag in _IMPLIED_CLOSERS:
                 at = _implied_close(stack, tag, open_tags)
                 if at is not None:
                     close_from(at)
-            el = open_element(tok)
-            for a in tok.attrs:
-                if a.value is None:
-                    continue
-                name = a.name
-                if name in TEXT_ATTRIBUTES or name.startswith("data-") or (name == "content" and (tag == "meta" or "itemprop" in el.attrs)):
-                    emit(a.value_start, a.value_end, Channel.ATTRIBUTE, el, locator=f"{tag}@{name}")
-                elif name in LINK_ATTRIBUTES:
-                    emit(a.value_start, a.value_end, Channel.LINK, el, locator=f"{tag}@{name}")
-            if tag not in VOID and not (tok.self_closing and el.context == "svg"):
+            parent = stack[-1] if stack else None
+            if tok[5] > tok[4]:
+                attrs, wanted = read_attrs(text, tok[4], tok[5], _UNIT_ATTRIBUTES, unescape)
+            else:
+                attrs, wanted = {}, None
+            context = parent.context if parent else ""
+            if not context and tag in _CONTEXTS:
+                context = tag
+            el = Element(len(elements), tag, attrs, parent, tok[1], tok[2], context, resolver)
+            append_element(el)
+            if wanted is not None:
+                for name, vs, ve in wanted:
+                    if name in TEXT_ATTRIBUTES or name.startswith("data-") or (
+                            name == "content" and (tag == "meta" or "itemprop" in attrs)):
+                        channel = attribute_channel
+                    elif name in LINK_ATTRIBUTES:
+                        channel = link_channel
+                    else:
+                        continue
+                    value = text[vs:ve]
+                    if base_map is None and "&" not in value:
+                        if value and not value.isspace():
+                            append_unit(TextUnit(value, channel, vs, ve, identity(vs, ve - vs), f"{tag}@{name}", el,
+                                                 None, {}, container))
+                    else:
+                        emit(vs, ve, channel, el, f"{tag}@{name}")
+            if tag not in VOID and not (tok[6] and context == "svg"):
                 if len(stack) < MAX_OPEN_ELEMENTS:
-                    stack.append(el)
+                    push(el)
                     open_tags[tag] = open_tags.get(tag, 0) + 1
                 elif not too_deep:
                     too_deep = True
                     doc.problems.append(f"markup nested deeper than {MAX_OPEN_ELEMENTS} elements: deeper elements "
                                         "are kept as children of the deepest one (browsers cap the tree too)")
-        elif kind == "rawtext":
-            el = stack[-1] if stack and stack[-1].tag == tok.tag else None
-            if tok.tag == "script":
-                stype = (el.attrs.get("type", "") if el else "").strip().lower()
-                if stype in _JSON_LD_TYPES:
-                    ld_blocks += 1
-                    _emit_json_ld(text, tok.data_start, tok.data_end, el, ld_blocks, emit)
-                else:
-                    emit(tok.data_start, tok.data_end, Channel.SCRIPT, el, locator="script", decode=False)
-            elif tok.tag == "style":
-                style_blocks.append(text[tok.data_start:tok.data_end])
-                emit(tok.data_start, tok.data_end, Channel.STYLE, el, locator="style", decode=False)
-            elif tok.tag in RCDATA:
-                channel = Channel.TITLE if tok.tag == "title" else Channel.TEXTAREA
-                if el is not None and el.context:
-                    channel = text_channel(el)
-                emit(tok.data_start, tok.data_end, channel, el, locator=tok.tag)
-            elif tok.tag == "xmp":
-                emit(tok.data_start, tok.data_end, Channel.VISIBLE_TEXT, el, locator=tok.tag, decode=False)
-            else:  # iframe, noembed, noframes: fallback content a browser does not show
-                emit(tok.data_start, tok.data_end, Channel.NOSCRIPT, el, locator=tok.tag, decode=False)
-        elif kind == "end":
-            tag = tok.tag
+        elif kind == END:
+            tag = tok[3]
             if open_tags.get(tag):
+                if stack[-1].tag == tag:    # well-formed markup: the innermost element closes
+                    open_tags[tag] -= 1
+                    stack.pop()
+                    continue
                 for i in range(len(stack) - 1, -1, -1):
                     if stack[i].tag == tag:
                         close_from(i)
                         break
-        elif kind == "comment":
+        elif kind == RAWTEXT:
+            tag = tok[3]
+            s, e = tok[1], tok[2]
+            el = stack[-1] if stack and stack[-1].tag == tag else None
+            if tag == "script":
+                stype = (el.attrs.get("type", "") if el else "").strip().lower()
+                if stype in _JSON_LD_TYPES:
+                    ld_blocks += 1
+                    _emit_json_ld(text, s, e, el, ld_blocks, emit)
+                else:
+                    emit(s, e, Channel.SCRIPT, el, locator="script", decode=False)
+            elif tag == "style":
+                style_blocks.append(text[s:e])
+                emit(s, e, Channel.STYLE, el, locator="style", decode=False)
+            elif tag in RCDATA:
+                channel = Channel.TITLE if tag == "title" else Channel.TEXTAREA
+                if el is not None and el.context:
+                    channel = _CONTEXT_CHANNEL[el.context]
+                emit(s, e, channel, el, locator=tag)
+            elif tag == "xmp":
+                emit(s, e, visible, el, locator=tag, decode=False)
+            else:  # iframe, noembed, noframes: fallback content a browser does not show
+                emit(s, e, Channel.NOSCRIPT, el, locator=tag, decode=False)
+        elif kind == COMMENT:
             parent = stack[-1] if stack else None
-            emit(tok.data_start, tok.data_end, Channel.COMMENT, parent, locator="comment", decode=False)
-    resolver = StyleResolver(style_blocks)
-    for el in elements:
-        el.resolver = resolver
+            emit(tok[3], tok[4], Channel.COMMENT, parent, locator="comment", decode=False)
     doc.elements.extend(elements)
 
 
 def _implied_close(stack: list[Element], tag: str, open_tags: dict[str, int]) -> int | None:
     """Where a start tag `tag` implicitly closes the stack (index of the first element to close), or None."""
-    closers = _SIBLING_CLOSERS.get(tag, ())
-    if tag in _CLOSES_P:
-        closers = closers + ("p",)
-    if not any(open_tags.get(c) for c in closers):
+    closers = _IMPLIED_CLOSERS.get(tag)
+    if closers is None:
+        return None
+    for c in closers:
+        if open_tags.get(c):
+            break
+    else:
         return None
     # Only close within the nearest container: an <li> inside a nested <ul> does not close the outer one.
     for i in range(len(stack) - 1, -1, -1):
         t = stack[i].tag
         if t in closers:
             return i
-        if t in ("ul", "ol", "table", "dl", "select", "div", "body", "td", "th", "section", "article") and t != tag:
+        if t in _CONTAINERS and t != tag:
             return None
     return None
 

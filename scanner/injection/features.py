@@ -1,0 +1,257 @@
+"""The learned detector's features: hashed character and word n-grams plus a few named structural cues.
+
+One function, `featurize`, turns a batch of texts into (text index, feature index, value) triples. Training
+(`scanner/training/`) and scanning (`scanner/injection/model.py`) both call it, so the features a model was
+trained on are the features it is scored on, by construction: there is no second implementation to drift.
+
+- Text: the scanner's own normalisation (`scanner.normalize`: lower case, accents, NFKC width, zero-width
+  characters and Cyrillic/Greek look-alikes folded), whitespace runs collapsed, padded with one space.
+- Character n-grams of 3 to 5 code points (across word boundaries) and word unigrams and bigrams (a word is
+  a run of letters, digits or `_`), hashed into 2**18 buckets with a fixed polynomial hash over the code
+  points (odd multiplier, arithmetic modulo 2**64, then a multiplicative mix): the same on every machine and
+  in every process — never Python's salted `hash()`. A text's n-gram counts are divided by the square root
+  of its number of n-grams — the L2 norm the bag would have if no n-gram repeated, computed without the sort
+  that exact distinct counts would need at scan time — so a long text does not outweigh a short one.
+- Structural cues (`CUES`): named regular expressions for what transfers across attack families — the text
+  addresses an AI, refers to earlier instructions, tells the reader to ignore, sets up role-play, carries chat
+  template tokens, steers the reply, asks for secrecy, or beacons data out — in English and Spanish. Each
+  adds one feature of value 1 when present.
+
+Only numpy and the standard library are imported: scanning never loads scikit-learn.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from scanner.normalize import normalize
+
+HASH_BITS = 18
+N_BUCKETS = 1 << HASH_BITS
+CHAR_NGRAMS = (3, 4, 5)
+_P = np.uint64(1_000_003)                       # odd: invertible modulo 2**64
+_P_INV = np.uint64(pow(1_000_003, -1, 1 << 64))
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_SHIFT = np.uint64(64 - HASH_BITS)
+_SEED_CHAR = {n: np.uint64((0xC2B2AE3D27D4EB4F * n) & ((1 << 64) - 1)) for n in CHAR_NGRAMS}
+_SEED_WORD = np.uint64(0x165667B19E3779F9)
+_SEED_BIGRAM = np.uint64(0x27D4EB2F165667C5)
+_WS = re.compile(r"\s+")
+
+# Structural cues, English and Spanish, on normalised text (lower case, no accents). RE2-compatible: no
+# lookarounds, no backreferences.
+CUES: dict[str, str] = {
+    "ai_addressee": r"\b(?:ai|a\.i\.|assistant|chatbot|llm|gpt|chatgpt|claude|gemini|copilot|bard|language model|"
+                    r"asistente|ia|inteligencia artificial|modelo de lenguaje|modelo|agente|agentes|automated agents?|ai agents?|"
+                    r"bots?|crawlers?|summari[sz]er|answer engines?)\b",
+    "meta_instruction": r"\b(?:previous|prior|above|earlier|original|initial|system|preceding)\s+(?:instructions?|prompts?|"
+                        r"rules|directions|guidelines|messages?|context)\b|\bsystem\s*prompt\b|\bprompt\b|"
+                        r"\binstrucciones\s+(?:anteriores|previas|originales|del sistema)\b|\b(?:tus|sus)\s+instrucciones\b|"
+                        r"\byour\s+(?:instructions|rules|guidelines|programming)\b",
+    "override_verb": r"\b(?:ignore|disregard|forget|override|bypass|ignora|ignoren|ignorar|olvida|olviden|omite|"
+                     r"descarta|desestima|haz caso omiso|hagan caso omiso)\b",
+    "role_play": r"\b(?:act as|acting as|pretend|you are now|you will now|roleplay|role-play|role play|from now on|"
+                 r"actua como|actuen como|finge|fingir|a partir de ahora|de ahora en adelante|eres ahora|ahora eres)\b",
+    "chat_template": r"<\|[a-z_]+\|>|\[/?inst\]|<<\s*/?sys\s*>>|</?system>|</?assistant>|(?:^|\n|\s)(?:system|sistema|"
+                     r"assistant|asistente|user|usuario)\s*:|###\s*(?:system|instruction|instruccion)",
+    "reply_control": r"\b(?:your (?:response|answer|reply|output)|respond (?:only )?with|reply (?:only )?with|"
+                     r"answer (?:only )?with|begin your|start your (?:response|answer|reply)|say (?:only )?[\"'\[]|"
+                     r"print|output|tu respuesta|responde (?:solo |unicamente )?con|di (?:solo |unicamente )?que|"
+                     r"responde que|contesta que|menciona que|afirma que)\b",
+    "secrecy": r"\b(?:do not (?:tell|mention|reveal|inform|disclose|let)|don't (?:tell|mention|reveal)|without "
+               r"(?:mentioning|telling|revealing)|no (?:menciones|digas|reveles|informes)|sin mencionar|"
+               r"never (?:mention|reveal|tell))\b",
+    "exfiltration": r"!\[[^\]\n]*\]\(\s*https?://|https?://\S+[?&]\S*=|\b(?:send|forward|exfiltrate|envia|manda)\b[^.\n]{0,60}"
+                    r"\b(?:to|a)\s+(?:https?://|www\.|\S+@)",
+    "ai_notice": r"\b(?:note|notice|message|instructions?|attention|reminder|memo) (?:to|for) (?:the |any |all )?(?:ai|"
+                 r"assistant|model|llm|agent|language model|chatbot|automated agent|ai tool|ai agent)s?\b[^.\n]{0,40}:|"
+                 r"\b(?:nota|aviso|mensaje|instrucciones|instruccion|atencion|indicaciones|indicacion|recordatorio) "
+                 r"(?:\w+ )?(?:para|al|a) (?:el |la |los |las |cualquier |todo |toda )?(?:asistente|ia|modelo|herramientas? "
+                 r"de (?:ia|inteligencia artificial)|inteligencia artificial|agente|sistemas? de ia)s?\b[^.\n]{0,40}:",
+    "imperative_open": r"(?:^|[.!?:;\n]\s*|^\s*)(?:write|tell|give|list|provide|show|explain|describe|recommend|suggest|"
+                       r"translate|summari[sz]e|analy[sz]e|create|generate|compose|find|help|say|print|output|repeat|"
+                       r"answer|respond|reply|act|pretend|imagine|include|add|insert|send|visit|delete|remember|"
+                       r"escribe|dime|dile|dame|enumera|proporciona|muestra|explica|recomienda|sugiere|traduce|"
+                       r"resume|analiza|crea|genera|redacta|busca|ayudame|imprime|repite|responde|contesta|actua|"
+                       r"finge|imagina|incluye|agrega|envia|visita|borra|recuerda|presenta|asegura|afirma)\b",
+    "request_to_reader": r"\b(?:can you|could you|would you|i want you to|i need you to|help me|show me|tell me|give me|"
+                         r"puedes|podrias|quiero que|necesito que|ayudame|muestrame|you must|you should|you will|"
+                         r"debes|tienes que|deberas)\b",
+    "quoted_instruction": r"[\"«“'][^\"»”'\n]{0,60}\b(?:ignore|ignora|olvida|forget|disregard|omite|descarta|you are now|"
+                          r"eres ahora|act as|actua como)\b[^\"»”'\n]{0,120}[\"»”']",
+    "about_attacks": r"\b(?:attackers?|researchers?|hackers?|atacantes?|investigadores?|ciberdelincuentes|estafadores|"
+                     r"prompt injection|inyeccion de (?:instrucciones|prompts?)|jailbreak(?:s|ing)?|ataques?|attacks?|"
+                     r"vulnerabilidad|vulnerability|example of|ejemplo de|such as|como por ejemplo|frases como|"
+                     r"phrases like)\b",
+    "task_of_reader": r"\b(?:your (?:task|job|goal|role|purpose|objective|mission|summary|answer|reply|response)|"
+                      r"tu (?:tarea|trabajo|objetivo|mision|funcion|rol|resumen|respuesta)|you (?:were|have been) "
+                      r"(?:given|told|asked)|te (?:pidieron|encargaron|dieron|dijeron|pusieron)|recibiste|you received|"
+                      r"instead|en (?:lugar|vez) de|rather than|no longer|ya no eres|ya no es)\b",
+    "mentions_user": r"\b(?:the user|users?'s?|el usuario|al usuario|del usuario|los usuarios|the reader|el lector|"
+                     r"te pregunt\w*|asks? you|alguien te|someone asks)\b",
+    "verify_claim": r"\b(?:present (?:it|this) as|treat (?:it|this) as|as (?:a )?confirmed fact|do not (?:verify|check|"
+                    r"question|contrast)|presentala como|presentalo como|tratala como|tratalo como|hecho confirmado|"
+                    r"no (?:la |lo )?(?:contrastes|verifiques|cuestiones|compares)|sin verificar)\b",
+}
+CUE_NAMES = tuple(CUES)
+# A cue's feature value. Larger than an n-gram's (at most 1) so that, under the same L2 penalty, the model can
+# lean on the cues — which transfer across attack families — more than on any dataset's wording.
+CUE_VALUE = 4.0
+N_FEATURES = N_BUCKETS + len(CUE_NAMES)
+try:  # the same linear-time engine as the prefilter's; the standard library's when google-re2 is missing
+    import re2 as _re2  # type: ignore
+
+    _ANY_CUE = _re2.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
+except Exception:  # pragma: no cover
+    _ANY_CUE = re.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
+_CUE_RX = {name: re.compile(rx) for name, rx in CUES.items()}
+_SEP = "\x00"
+_CUE_SEP = "\n\x00"
+_MIN_WORD_CODE = 128     # every code point from here on counts as a letter (after folding, mostly letters)
+
+
+def prepare(text: str) -> str:
+    """The text a window's features are computed from: normalised, whitespace collapsed, padded."""
+    return prepare_normalized(normalize(text).text)
+
+
+def prepare_normalized(text: str) -> str:
+    """`prepare` for text already normalised by `scanner.normalize`."""
+    return " " + _WS.sub(" ", text).strip() + " "
+
+
+@dataclass(slots=True)
+class Batch:
+    """Features of a batch of prepared texts, as coordinates of a sparse matrix."""
+    rows: np.ndarray        # int64 text index
+    cols: np.ndarray        # int64 feature index (bucket, or N_BUCKETS + cue index)
+    values: np.ndarray      # float64
+    n_texts: int
+
+
+def _codes(joined: str) -> np.ndarray:
+    return np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+
+
+def _is_word(c: np.ndarray) -> np.ndarray:
+    return (((c >= 48) & (c <= 57)) | ((c >= 97) & (c <= 122)) | ((c >= 65) & (c <= 90)) | (c == 95)
+            | (c >= _MIN_WORD_CODE))
+
+
+def _mix(h: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    return ((h ^ seed) * _MIX) >> _SHIFT
+
+
+def ngram_occurrences(prepared: list[str], positions: bool = False):
+    """Every n-gram occurrence of the batch: (text index, bucket) arrays, and with `positions` their (start,
+    end) in the joined batch string (texts separated by one NUL) and kind (3–5: characters, 1: word, 2: word
+    pair) — to explain a score."""
+    joined = _SEP.join(prepared)
+    c = _codes(joined)
+    n = len(c)
+    rows, buckets, starts, ends, kinds = [], [], [], [], []
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return (empty, empty, empty, empty, empty) if positions else (empty, empty)
+    nul = c == 0
+    seg = np.cumsum(nul, dtype=np.int64)               # text index of each position (a NUL opens the next text)
+    znul = np.concatenate(([0], np.cumsum(nul, dtype=np.int64)))
+    with np.errstate(over="ignore"):
+        powers = np.full(n + 1, _P, dtype=np.uint64)
+        powers[0] = 1
+        powers = np.cumprod(powers, dtype=np.uint64)
+        inv = np.full(n, _P_INV, dtype=np.uint64)
+        inv[0] = 1
+        inv = np.cumprod(inv, dtype=np.uint64)
+        g = np.zeros(n + 1, dtype=np.uint64)
+        np.cumsum(c * inv, dtype=np.uint64, out=g[1:])
+        for k in CHAR_NGRAMS:
+            if n < k:
+                continue
+            m = n - k + 1
+            # sum_{j=a}^{a+k-1} c[j] * P^(a+k-1-j) == P^(a+k-1) * (G[a+k] - G[a])  (mod 2**64), for all a at once
+            h = powers[k - 1:n] * (g[k:] - g[:m])
+            ok = np.flatnonzero(znul[k:] == znul[:m])   # no NUL inside: the n-gram lies within one text
+            rows.append(seg[ok])
+            buckets.append(_mix(h[ok], _SEED_CHAR[k]))
+            if positions:
+                starts.append(ok)
+                ends.append(ok + k)
+                kinds.append(np.full(len(ok), k))
+        word = _is_word(c)
+        edge = np.diff(np.concatenate(([0], word.astype(np.int8), [0])))
+        ws = np.flatnonzero(edge == 1)
+        we = np.flatnonzero(edge == -1)
+        if len(ws):
+            wh = powers[we - 1] * (g[we] - g[ws])
+            wseg = seg[ws]
+            rows.append(wseg)
+            buckets.append(_mix(wh, _SEED_WORD))
+            if positions:
+                starts.append(ws)
+                ends.append(we)
+                kinds.append(np.full(len(ws), 1))
+            if len(ws) > 1:
+                same = np.flatnonzero(wseg[:-1] == wseg[1:])
+                bh = wh[same] * _P + (wh[same + 1] ^ _SEED_BIGRAM)
+                rows.append(wseg[same])
+                buckets.append(_mix(bh, _SEED_BIGRAM))
+                if positions:
+                    starts.append(ws[same])
+                    ends.append(we[same + 1])
+                    kinds.append(np.full(len(same), 2))
+    if not rows:                              # texts too short for any n-gram
+        empty = np.zeros(0, dtype=np.int64)
+        return (empty, empty, empty, empty, empty) if positions else (empty, empty)
+    r = np.concatenate(rows)
+    b = np.concatenate(buckets).astype(np.int64)
+    if positions:
+        return r, b, np.concatenate(starts), np.concatenate(ends), np.concatenate(kinds)
+    return r, b
+
+
+def cues_of(prepared: list[str]) -> list[set[str]]:
+    """The structural cues present in each prepared text."""
+    out: list[set[str]] = [set() for _ in prepared]
+    if not prepared:
+        return out
+    # "\n\x00" between texts: every cue pattern stops at a line break or at a non-space, so no match runs from
+    # one text into the next (a batch scores each text as if alone); a match is the text's it starts in.
+    joined = _CUE_SEP.join(prepared)
+    starts = np.cumsum([0] + [len(p) + len(_CUE_SEP) for p in prepared[:-1]])
+    # One pass of all cues together finds the texts with any; each cue is then looked for on its own in those
+    # (one cue's match never hides another's).
+    hit = {int(np.searchsorted(starts, m.start(), side="right")) - 1 for m in _ANY_CUE.finditer(joined)}
+    for i in sorted(hit):
+        for name, rx in _CUE_RX.items():
+            if rx.search(prepared[i]):
+                out[i].add(name)
+    return out
+
+
+def featurize(prepared: list[str]) -> Batch:
+    """The sparse features of each prepared text (see the module docstring). Duplicate (row, col) pairs are
+    meant to be summed (scipy does so when it builds the matrix; `linear_scores` sums them too)."""
+    rows, buckets = ngram_occurrences(prepared)
+    counts = np.bincount(rows, minlength=len(prepared)).astype(np.float64)
+    scale = np.zeros(len(prepared))
+    nz = counts > 0
+    scale[nz] = 1.0 / np.sqrt(counts[nz])
+    values = scale[rows]
+    cue_rows, cue_cols = [], []
+    for i, found in enumerate(cues_of(prepared)):
+        for name in sorted(found):
+            cue_rows.append(i)
+            cue_cols.append(N_BUCKETS + CUE_NAMES.index(name))
+    rows_all = np.concatenate((rows, np.asarray(cue_rows, dtype=np.int64)))
+    cols_all = np.concatenate((buckets, np.asarray(cue_cols, dtype=np.int64)))
+    vals_all = np.concatenate((values, np.full(len(cue_rows), CUE_VALUE)))
+    return Batch(rows_all, cols_all, vals_all, len(prepared))
+
+
+def linear_scores(batch: Batch, weights: np.ndarray, bias: float) -> np.ndarray:
+    """w·x + b for each text of the batch (float64)."""
+    return np.bincount(batch.rows, weights=weights[batch.cols] * batch.values, minlength=batch.n_texts) + bias

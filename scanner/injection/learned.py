@@ -1,0 +1,321 @@
+"""The learned rule (INJ015): which texts of a document the model judges, with which threshold, and its findings.
+
+Texts: each comment, text attribute, meta content and JSON-LD value on its own; visible text, noscript,
+template, SVG and PDF text as paragraphs — consecutive units joined like the block rules join them (inline
+markup keeps a sentence whole), cut where the engine would put a line break. Long texts are scored in windows
+(`scanner.injection.model.windows`).
+
+Decisions are channel-aware: the same words weigh differently in a comment than in a visible paragraph, so
+each channel group has its own threshold (the rule's `model.thresholds`, chosen by cross-validation on the
+training material, overridable in a rule pack), and groups listed in `model.gate` (visible text, CSS-hidden
+text: the channels where benign pages hold the most prose) also need one of the gate cues (an AI addressee,
+earlier instructions, an override verb, role-play, chat tokens…) in the window. Hidden-ness of visible text and
+PDF runs is decided only for windows that score high enough to matter, with the same predicates as the
+lexicon rules (`css_hidden`, `pdf_invisible`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scanner.findings import Finding
+from scanner.injection import features as F
+from scanner.injection import model as M
+from scanner.injection.engine import EVIDENCE_MAX, Block, InjectionScanner, _separator
+from scanner.injection.predicates import css_hidden, pdf_invisible
+from scanner.normalize import Normalized, normalize
+from scanner.units import Channel, Document
+
+GROUP_VECTOR = {
+    "comment": "html_comment", "css_hidden": "css_hidden", "attribute": "attribute_text", "meta": "attribute_text",
+    "json_ld": "structured_data", "noscript": "noscript_text", "template": "template_text", "svg_text": "svg_text",
+    "pdf_hidden": "pdf_hidden_text", "visible": "system_impersonation",
+}
+GROUPS = tuple(GROUP_VECTOR)
+_STANDALONE = {Channel.COMMENT: "comment", Channel.JSON_LD: "json_ld"}
+_PARAGRAPH = {
+    Channel.VISIBLE_TEXT: ("css_hidden", "visible"), Channel.TEXTAREA: ("css_hidden", "visible"),
+    Channel.TITLE: ("visible",), Channel.PLAIN_TEXT: ("visible",), Channel.JSON_STRING: ("visible",),
+    Channel.NOSCRIPT: ("noscript",), Channel.TEMPLATE: ("template",), Channel.SVG_TEXT: ("svg_text",),
+    Channel.PDF_TEXT: ("pdf_hidden", "visible"),
+}
+_ALONE_IN_PARAGRAPH = frozenset({Channel.TITLE, Channel.JSON_STRING})
+_HIDDEN_OF = {"css_hidden": css_hidden, "pdf_hidden": pdf_invisible}
+
+
+@dataclass(eq=False)
+class Item:
+    """One text the model judges: a block of units, its normalised text and the groups it may belong to."""
+    block: Block
+    norm: Normalized
+    groups: tuple[str, ...]
+    reasons: list[str] = field(default_factory=list)
+
+
+def attribute_group(unit) -> str:
+    return "meta" if (unit.locator or "").startswith("meta@") else "attribute"
+
+
+def collect(doc: Document, channels) -> list[Item]:
+    """The texts of `doc` in the given channels, as the model reads them."""
+    items: list[Item] = []
+    run: list = []
+
+    def flush():
+        if run:
+            for block in paragraphs(doc, run):
+                items.append(Item(block, normalize(block.text), _PARAGRAPH[block.units[0].channel]))
+            run.clear()
+
+    for u in doc.units:
+        if u.channel not in channels:
+            continue
+        if u.channel in _PARAGRAPH:
+            if run and (u.container != run[-1].container or u.channel != run[-1].channel or u.page != run[-1].page
+                        or u.channel in _ALONE_IN_PARAGRAPH):
+                flush()
+            run.append(u)
+            continue
+        if u.channel == Channel.ATTRIBUTE:
+            group = attribute_group(u)
+        elif u.channel in _STANDALONE:
+            if u.attrs.get("is_key"):
+                continue
+            group = _STANDALONE[u.channel]
+        else:
+            continue
+        items.append(Item(Block([u], [0], u.text), normalize(u.text), (group,)))
+    flush()
+    return items
+
+
+def paragraphs(doc: Document, units: list) -> list[Block]:
+    """Consecutive units joined by their separators, a new block wherever the separator is a line break."""
+    out: list[Block] = []
+    cur: list = []
+    starts: list[int] = []
+    parts: list[str] = []
+    pos = 0
+    for u in units:
+        if cur:
+            sep = _separator(doc, cur[-1], u)
+            if sep == "\n":
+                out.append(Block(cur, starts, "".join(parts)))
+                cur, starts, parts, pos = [], [], [], 0
+            else:
+                parts.append(sep)
+                pos += len(sep)
+        cur.append(u)
+        starts.append(pos)
+        parts.append(u.text)
+        pos += len(u.text)
+    if cur:
+        out.append(Block(cur, starts, "".join(parts)))
+    return out
+
+
+@dataclass(slots=True)
+class Window:
+    item: Item
+    start: int            # in the item's normalised text
+    end: int
+    prepared: str
+    score: float = 0.0    # logit
+
+
+def item_windows(items: list[Item]) -> list[Window]:
+    out = []
+    for it in items:
+        text = it.norm.text
+        for s, e in M.windows(text):
+            prepared = F.prepare_normalized(text[s:e])
+            if M.worth_scoring(prepared):
+                out.append(Window(it, s, e, prepared))
+    return out
+
+
+def score_windows(model: M.Model, wins: list[Window]) -> None:
+    if wins:
+        for w, s in zip(wins, model.scores([w.prepared for w in wins]).tolist()):
+            w.score = s
+
+
+def covered_units(win: Window) -> list[int]:
+    """Indexes (in the block) of the units the window's text comes from."""
+    bs, be = win.item.norm.span(win.start, max(win.end, win.start + 1))
+    block = win.item.block
+    first = block.locate(bs)[0]
+    last = block.locate(max(be - 1, bs))[0]
+    return list(range(first, last + 1))
+
+
+class LearnedRule:
+    """Runs one model rule over a document."""
+
+    def __init__(self, rule, load: bool = True):
+        self.rule = rule
+        spec = rule.match.model
+        self.spec = spec
+        self.channels = frozenset(rule.match.channels)
+        self.path = spec.resolved_file(rule.source)
+        self._model: M.Model | None = None
+        try:                                  # a missing or stale model stops the scan before it starts
+            if load:
+                self._model = M.load_model(self.path)
+        except M.ModelError as exc:
+            from scanner.rulepack import RuleError
+
+            raise RuleError(f"{rule.source}: {exc}") from None
+        self.logit = {g: M.logit(t) for g, t in spec.thresholds.items()}
+        self.gate = frozenset(spec.gate)
+        self.gate_cues = frozenset(spec.gate_cues)
+
+    @property
+    def model(self) -> M.Model:
+        if self._model is None:
+            self._model = M.load_model(self.path)
+        return self._model
+
+    def threshold(self, group: str) -> float:
+        return self.logit.get(group, self.logit["default"])
+
+    def scan(self, doc: Document) -> list[Finding]:
+        items = collect(doc, self.channels)
+        if not items:
+            return []
+        wins = item_windows(items)
+        score_windows(self.model, wins)
+        return self._decide(doc, wins)
+
+    def _decide(self, doc: Document, wins: list[Window], fixed: bool = False) -> list[Finding]:
+        fired: dict[tuple[int, str], list[Window]] = {}
+        reasons_of: dict[int, list[str]] = {}
+        sub_items: list[Item] = []
+        for w in wins:
+            groups = w.item.groups
+            if w.score < min(self.threshold(g) for g in groups):
+                continue
+            if len(groups) == 1:
+                group = groups[0]
+            else:
+                hidden_group = groups[0]
+                test = _HIDDEN_OF[hidden_group]
+                idx = covered_units(w)
+                status = [test(w.item.block.units[k], doc) for k in idx]
+                if all(status):
+                    group = hidden_group
+                    reasons_of[id(w.item)] = [status[0]]
+                elif not any(status):
+                    group = "visible"
+                else:
+                    if not fixed:
+                        sub_items.extend(_split_runs(doc, w.item, idx, status, hidden_group))
+                    continue
+            if w.score < self.threshold(group):
+                continue
+            if group in self.gate and not (F.cues_of([w.prepared])[0] & self.gate_cues):
+                continue
+            fired.setdefault((id(w.item), group), []).append(w)
+        findings = [self._finding(doc, ws, group, reasons_of.get(id(ws[0].item), []))
+                    for (_, group), ws in fired.items()]
+        findings = [f for f in findings if f is not None]
+        if sub_items:
+            seen = set()
+            unique = []
+            for it in sub_items:
+                key = (id(it.block.units[0]), len(it.block.units))
+                if key not in seen:
+                    seen.add(key)
+                    unique.append(it)
+            sub = item_windows(unique)
+            score_windows(self.model, sub)
+            findings.extend(self._decide(doc, sub, fixed=True))
+        return findings
+
+    def _finding(self, doc: Document, ws: list[Window], group: str, reasons: list[str]) -> Finding | None:
+        """One finding per run of overlapping firing windows of an item: the best window's span and why."""
+        ws.sort(key=lambda w: w.start)
+        best = max(ws, key=lambda w: w.score)
+        item = best.item
+        # the windows overlapping the best one, merged: the span reported is where the text scored
+        lo, hi = best.start, best.end
+        for w in ws:
+            if w.start < hi and w.end > lo:
+                lo, hi = min(lo, w.start), max(hi, w.end)
+        i, j = item.norm.span(lo, hi)
+        text = item.block.text
+        while i < j and text[i].isspace():
+            i += 1
+        while j > i and text[j - 1].isspace():
+            j -= 1
+        if j <= i:
+            return None
+        prob = float(M.sigmoid(best.score))
+        threshold = float(M.sigmoid(self.threshold(group)))
+        terms = M.explain(self.model, best.prepared)
+        cues = sorted(F.cues_of([best.prepared])[0])
+        why = f"score {prob:.2f} ≥ {threshold:.2f} for {group.replace('_', '-')} text"
+        if terms:
+            why += "; weighed most: " + ", ".join(f"«{t}»" for t, _ in terms)
+        if cues:
+            why += "; cues: " + ", ".join(c.replace("_", " ") for c in cues)
+        message = self.rule.message + f" ({'; '.join(reasons + [why])})"
+        evidence = " ".join(text[i:j].split())[:EVIDENCE_MAX]
+        finding = InjectionScanner._make(self.rule, item.block, doc, i, j, message, evidence, signal=["model"])
+        finding.vector = GROUP_VECTOR[group]
+        finding.extra["model"] = {"score": round(prob, 4), "threshold": round(threshold, 4), "group": group,
+                                  "top_terms": [[t, v] for t, v in terms], "cues": cues}
+        return finding
+
+
+def _split_runs(doc, item: Item, idx: list[int], status: list[str], hidden_group: str) -> list[Item]:
+    """The covered units of a mixed window, as runs of hidden and of visible units, each an item of its own."""
+    out = []
+    run: list = []
+    run_hidden = None
+    for k, s in zip(idx, status):
+        h = bool(s)
+        if run and h != run_hidden:
+            out.append(_run_item(doc, run, hidden_group if run_hidden else "visible"))
+            run = []
+        run.append(item.block.units[k])
+        run_hidden = h
+    if run:
+        out.append(_run_item(doc, run, hidden_group if run_hidden else "visible"))
+    return out
+
+
+def _run_item(doc, units: list, group: str) -> Item:
+    blocks = paragraphs(doc, units)
+    block = blocks[0] if len(blocks) == 1 else Block(units, *_joined(units))
+    return Item(block, normalize(block.text), (group,))
+
+
+def _joined(units):
+    starts, parts, pos = [], [], 0
+    for k, u in enumerate(units):
+        if k:
+            parts.append(" ")
+            pos += 1
+        starts.append(pos)
+        parts.append(u.text)
+        pos += len(u.text)
+    return starts, "".join(parts)
+
+
+def scores_by_group(rule: "LearnedRule", doc: Document) -> list[tuple[str, float]]:
+    """Every window of `doc` with its group and logit, hidden-ness decided for every window (training and
+    calibration only: the scan decides it only for windows that score high)."""
+    items = collect(doc, rule.channels)
+    wins = item_windows(items)
+    score_windows(rule.model, wins)
+    return [(window_group(doc, w), w.score) for w in wins]
+
+
+def window_group(doc: Document, w: Window) -> str:
+    groups = w.item.groups
+    if len(groups) == 1:
+        return groups[0]
+    test = _HIDDEN_OF[groups[0]]
+    return groups[0] if any(test(w.item.block.units[k], doc) for k in covered_units(w)) else "visible"
+

@@ -1,0 +1,83 @@
+"""The model card beside the model file, written by training from what it measured (never by hand)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scanner.atomic import atomic_write_text
+from scanner.injection import features as F
+from scanner.injection import model as M
+
+
+def write_card(path: Path, header: dict, thresholds: dict, cv: dict, size: int, digest: str) -> None:
+    inputs = "\n".join(f"| `{name}` | `{h}` |" for name, h in header["inputs"].items())
+    th = "\n".join(f"| {g} | {t} |" for g, t in thresholds.items())
+    pos = "\n".join(f"| {k} | {v} |" for k, v in cv["positive_windows_over_comment_threshold"].items())
+    neg = "\n".join(f"| {k} | {v} |" for k, v in cv["benign_windows_over_their_threshold"].items())
+    text = f"""# Model card: INJ015, the learned injection detector
+
+Written by `make train-injection-model` (`scanner/training/train.py`); do not edit by hand. Figures measured
+on generalisation (leave-one-source-out, carriers, false positives on pages that never train) are in the
+README section "Hidden prompt injection" and come from `make bench-injection`.
+
+## Model
+
+- File: `injection-lr.bin`, {size} bytes, sha256 `{digest}`.
+- Logistic regression (scikit-learn `LogisticRegression`, liblinear, L2, C = {header['C']}, seed {header['seed']}),
+  exported as 16-bit fixed-point weights; scanned with numpy only (`scanner/injection/model.py`).
+- Features (`scanner/injection/features.py`): character 3–5-grams and word 1–2-grams of the normalised text
+  (lower case, accents, NFKC, zero-width and look-alike letters folded), hashed into 2^{F.HASH_BITS} buckets with
+  a fixed polynomial hash, counts divided by the square root of the number of n-grams; plus {len(F.CUE_NAMES)}
+  named structural cues: {", ".join(F.CUE_NAMES)}.
+- Texts are scored in windows of {M.WINDOW} characters every {M.STRIDE} (whole when shorter); texts under
+  {M.MIN_WORDS} words or {M.MIN_CHARS} characters are not scored.
+- Training windows: {header['rows']} ({header['positives']} injection). Every attack source weighs the same in
+  total ({header['source_weight']} windows' worth each, times {header['positive_weight']} for positives), so no
+  source's style becomes the model's idea of an attack.
+
+## Training data and their sha256
+
+| input | sha256 |
+|---|---|
+{inputs}
+
+Plus the slot-filled Spanish and English texts of `scanner/training/templates.py` (attacks and hard negatives).
+Never trained on: one benign page in five (by a digest of its name), `../shared/realdata/html`, NotInject, and
+`corpus/heldout_texts.jsonl`.
+
+## Thresholds (probability a window must reach, by channel group)
+
+Chosen by 5-fold cross-validation (benign rows split by page): just above the highest out-of-fold score of a
+benign window of that group on the training pages (gated groups: of a window with a gate cue), never below 0.5.
+Override them in a rule pack with `model-thresholds.yaml`.
+
+| group | threshold |
+|---|---|
+{th}
+
+## Cross-validation at these thresholds
+
+Out-of-fold windows over the comment threshold, by source (a window, not a text: a long text has several):
+
+| source | windows |
+|---|---|
+{pos}
+
+Benign out-of-fold windows over their group's threshold:
+
+| group | windows |
+|---|---|
+{neg}
+
+## Known limits
+
+- Trained on public attack prompts (mostly English, typed at a chatbot) and our own templates; the Spanish
+  material is small. Attacks in other styles (long role-play stories, encoded payloads, other languages) are
+  found less often: see the leave-one-source-out table.
+- Benign-looking tasks (BIPIA's "Recommend a good book") and benign prompts with trigger words (NotInject) are
+  close to each other by their words: a model that finds the first flags some of the second.
+- Prose ABOUT attacks that quotes them scores high; the corpus's hard negatives of that kind are negatives in
+  training, but new ones may be flagged.
+- Hashing collisions: 2^{F.HASH_BITS} buckets; the words reported as "weighed most" are recomputed from the window.
+"""
+    atomic_write_text(path, text)

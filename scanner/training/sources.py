@@ -1,0 +1,151 @@
+"""The training and measurement material, read from ../shared and the project's corpus (never copied).
+
+Every text comes with its source (the leave-one-source-out folds are by source), its language and its label.
+Benign pages are read with the scanner's HTML loader and cut into the same windows, in the same channel
+groups, as the learned rule scores at scan time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("CENTINELA_SHARED") or REPO.parent / "shared")
+TRAINING = SHARED / "training"
+REALDATA = SHARED / "realdata"
+CORPUS = REPO / "corpus"
+HELDOUT = CORPUS / "heldout_texts.jsonl"
+
+ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",
+                  "purplellama-english", "purplellama-spanish", "spikee", "corpus")
+BENIGN_HELD_APART = 5          # one benign page in five never trains: page-level false positives are measured on them
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+    label: int                 # 1 injection, 0 benign
+    source: str
+    language: str              # es | en | other
+    ident: str
+
+
+def available() -> bool:
+    return (TRAINING / "injection_texts.jsonl").is_file()
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _lang(text: str) -> str:
+    t = f" {text.lower()} "
+    es = sum(t.count(w) for w in (" el ", " la ", " de ", " que ", " los ", " las ", " por ", " para ", " una ", " es "))
+    en = sum(t.count(w) for w in (" the ", " and ", " you ", " to ", " of ", " is ", " your ", " a ", " in ", " that "))
+    if es == en == 0:
+        return "other"
+    return "es" if es > en else "en"
+
+
+def attack_texts() -> list[Text]:
+    """Every attack (and benign prompt) text of ../shared, by source."""
+    out: list[Text] = []
+    path = TRAINING / "injection_texts.jsonl"
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            source = "llm-guard" if row["source"].startswith("llm-guard") else row["source"]
+            out.append(Text(row["text"], int(row["label"] == "injection"), source, _lang(row["text"]), row["id"]))
+    inj = REALDATA / "injection"
+    p = inj / "bipia__text_attack_test.json"
+    if p.is_file():
+        for cat, items in sorted(json.loads(p.read_text(encoding="utf-8")).items()):
+            for k, t in enumerate(items):
+                out.append(Text(t, 1, "bipia", "en", f"bipia-{cat}-{k}"))
+    for p in sorted(inj.glob("greshake__*.txt")) if inj.is_dir() else []:
+        out.append(Text(p.read_text(encoding="utf-8"), 1, "greshake", "en", p.stem))
+    for name, source in (("purplellama__pi_english_indirect_subset.json", "purplellama-english"),
+                         ("purplellama__pi_multilingual_spanish_subset.json", "purplellama-spanish")):
+        p = inj / name
+        if p.is_file():
+            for row in json.loads(p.read_text(encoding="utf-8")):
+                lang = "es" if source.endswith("spanish") else "en"
+                out.append(Text(row["user_input"], 1, source, lang, f"{source}-{row['prompt_id']}"))
+    jb, ins = inj / "spikee__cybersec-2025-04_jailbreaks_subset.jsonl", inj / "spikee__cybersec-2025-04_instructions.jsonl"
+    if jb.is_file() and ins.is_file():
+        jails = [json.loads(x) for x in jb.read_text(encoding="utf-8").splitlines() if x.strip()]
+        instr = [json.loads(x) for x in ins.read_text(encoding="utf-8").splitlines() if x.strip()]
+        for i, j in enumerate(jails):
+            for k in (i * 7 % len(instr), (i * 13 + 5) % len(instr)):
+                text = j["text"].replace("<INSTRUCTION>", instr[k]["instruction"])
+                lang = j.get("lang") or instr[k].get("lang") or "en"
+                out.append(Text(text, 1, "spikee", "en" if lang == "en" else "other", f"spikee-{j['id']}-{instr[k]['id']}"))
+    return out
+
+
+def notinject() -> list[Text]:
+    p = REALDATA / "injection" / "injecguard__NotInject_one.json"
+    if not p.is_file():
+        return []
+    rows = json.loads(p.read_text(encoding="utf-8"))
+    return [Text(r["prompt"], 0, "notinject", _lang(r["prompt"]), f"notinject-{k}") for k, r in enumerate(rows)]
+
+
+def bipia_emails() -> list[Text]:
+    p = REALDATA / "injection" / "bipia__email_test.jsonl"
+    if not p.is_file():
+        return []
+    rows = [json.loads(x) for x in p.read_text(encoding="utf-8").splitlines() if x.strip()]
+    return [Text(r["context"], 0, "bipia-emails", "en", f"bipia-email-{k}") for k, r in enumerate(rows)]
+
+
+def heldout_texts() -> list[Text]:
+    """Texts written for centinela that never train: the generalisation estimate of bench-injection."""
+    if not HELDOUT.is_file():
+        return []
+    out = []
+    for line in HELDOUT.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            out.append(Text(r["text"], int(r["label"] == "injection"), "heldout-" + r["kind"], r["language"], r["id"]))
+    return out
+
+
+def benign_pages() -> list[Path]:
+    folder = TRAINING / "benign-pages"
+    return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+
+
+def held_apart(path: Path) -> bool:
+    """A fixed fifth of the benign pages, by a digest of the name: never trained on."""
+    return int(hashlib.sha256(path.name.encode()).hexdigest(), 16) % BENIGN_HELD_APART == 0
+
+
+def training_pages() -> list[Path]:
+    """The benign pages training reads: four in five of ../shared/training/benign-pages and of
+    ../shared/realdata/html (its Spanish news pages are most of the Spanish benign text there is)."""
+    return [p for p in benign_pages() + realdata_pages() if not held_apart(p)]
+
+
+def realdata_pages() -> list[Path]:
+    folder = REALDATA / "html"
+    return sorted(folder.glob("*.html")) if folder.is_dir() else []
+
+
+def input_digests() -> dict[str, str]:
+    """sha256 of every input file training reads (for the model card and the header)."""
+    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl"]
+    inj = REALDATA / "injection"
+    if inj.is_dir():
+        files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
+    out = {str(p.relative_to(SHARED if SHARED in p.parents else REPO)): sha256(p) for p in files if p.is_file()}
+    pages = training_pages()
+    h = hashlib.sha256()
+    for p in pages:
+        h.update(p.name.encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+    out[f"training/benign-pages + realdata/html ({len(pages)} pages trained on, names and contents)"] = h.hexdigest()
+    return dict(sorted(out.items()))
