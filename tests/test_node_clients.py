@@ -28,9 +28,10 @@ def run_phase(replay: Replay, tmp_path: Path, phase: str, mode: str) -> list[dic
     proc = subprocess.Popen([NODE, str(NODE_DIR / "adapter.mjs"), replay.base_url, phase, mode, str(out)],
                             cwd=NODE_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={"PATH": "/usr/bin:/bin", "PARTIAL_URLS": json.dumps(PARTIAL_URLS),
-                                 # retry-after, then 200–400 ms of randomized backoff: wide against a stalled
-                                 # event loop on a loaded machine (README "Behaviour checks", jitter)
-                                 "MIN_TIMEOUT": "200"})
+                                 # retry-after, then 400–800 ms of randomized backoff: wide against an event
+                                 # loop a loaded machine stalls for a few hundred ms, which fires every timer
+                                 # due meanwhile at once (README "Behaviour checks", jitter)
+                                 "MIN_TIMEOUT": "400"})
     line = proc.stdout.readline().strip()
     assert line == "done", proc.stderr.read()
     replay.pending.append(proc)          # a request it never aborted keeps it alive until the server stops
