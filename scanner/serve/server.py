@@ -45,15 +45,16 @@ _LOOPBACK_NAMES = {"localhost": "127.0.0.1", "ip6-localhost": "::1"}
 
 
 def loopback_host(host: str) -> str:
-    """The address to bind for HOST, which must be a loopback address; anything else is refused."""
-    host = _LOOPBACK_NAMES.get(host.strip().lower(), host.strip())
+    """The address to bind for HOST, which must be a loopback address written as one (127.0.0.1, ::1, any
+    of 127.0.0.0/8); a name, even `localhost` (which resolves as the system says), is refused."""
+    text = host.strip()
     try:
-        ok = ipaddress.ip_address(host.strip("[]")).is_loopback
+        ok = ipaddress.ip_address(text.strip("[]")).is_loopback
     except ValueError:
         ok = False
     if not ok:
-        raise ServeError(f"--host {host}: the replay server listens on loopback only (127.0.0.1 or ::1)")
-    return host.strip("[]")
+        raise ServeError(f"--host {text}: the replay server listens on loopback only (127.0.0.1 or ::1)")
+    return text.strip("[]")
 
 
 def _iso(t: float) -> str:
@@ -394,7 +395,12 @@ class ReplayServer:
             return _json_response(200, self.stats())
         if path == CONTROL_PREFIX + "scenario" and request.method in ("POST", "PUT"):
             try:
-                data = jsonsafe.loads(request.body or b"{}", max_depth=CONTROL_MAX_DEPTH)
+                try:
+                    data = jsonsafe.loads(request.body or b"{}", max_depth=CONTROL_MAX_DEPTH)
+                except jsonsafe.JsonRefused:
+                    raise
+                except (ValueError, RecursionError):
+                    raise ServeError('the body is not JSON: expected {"scenarios": ["OP:STEP,…", …]}') from None
                 texts = data.get("scenarios", []) if isinstance(data, dict) else None
                 if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
                     raise ServeError('expected {"scenarios": ["OP:STEP,…", …]}')
