@@ -96,7 +96,8 @@ def test_a_file_named_after_a_person_is_masked_in_sarif_json_and_text(repo, caps
     baseline = (repo / "baseline.json").read_text(encoding="utf-8")
     assert_no_datum(baseline, EMAIL)
     assert _exit(["scan", "fx", "--baseline", str(repo / "baseline.json")]) == 1      # only the broken file fails
-    assert "1 suppressed" in capsys.readouterr().out
+    n = len(json.loads(baseline)["results"])       # the injection; the learned rule (INJ015) may add its own
+    assert n >= 1 and f"{n} suppressed" in capsys.readouterr().out
 
 
 def test_a_file_named_after_a_person_is_masked_by_verify_redact_and_check(tmp_path, capsys):

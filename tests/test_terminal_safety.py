@@ -182,11 +182,13 @@ def test_score_text_and_reports_are_inert(hostile_run, tmp_path):
 
 
 def test_gates_text_and_json_are_inert(hostile_run, tmp_path):
+    from scanner.score.gates import ALL_GATES
+
+    # a report gates can judge (every gate of every provider known: one it cannot judge fails closed, exit 2,
+    # tests/test_hostile_inputs.py), its names and reasons hostile
     report = {"ranking": [HOSTILE_NUL], "disqualified": [{"provider": HOSTILE, "reasons": [HOSTILE_NUL]}],
-              "providers": {HOSTILE_NUL: {"gates": {"citation_coverage": "pass", "abstention": HOSTILE_NUL,
-                                                    "injection_containment": "pass", "honest_partial": "pass",
-                                                    "cost_divergence": "pass"}},
-                            HOSTILE: {"gates": {"abstention": "fail"}}}}
+              "providers": {HOSTILE_NUL: {"gates": {g: "pass" for g in ALL_GATES}},
+                            HOSTILE: {"gates": {g: "fail" for g in ALL_GATES}}}}
     path = tmp_path / "report.json"
     path.write_text(json.dumps(report), encoding="utf-8")
     for fmt in ("text", "json"):
