@@ -1,12 +1,14 @@
 """Paths that lead where they should not: `scan` and `check` refuse a symlink out of the tree (never a read),
 `manifest verify` on something that is not a tree and `manifest update ROOT /etc/passwd` are errors naming
-the path, and contradictory arguments are usage errors everywhere."""
+the path, `score` reads no run file out of the run directory, and contradictory arguments are usage errors
+everywhere."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -198,3 +200,30 @@ def test_contradictory_arguments_are_usage_errors(tmp_path, capsys):
         assert len(err) == 1 and message in err[0], (argv, err)
     assert {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()} == before
     assert not baseline.exists() and report.read_text() == "{}"
+
+
+def test_score_never_reads_a_run_file_out_of_the_run_directory_or_too_large(tmp_path, monkeypatch):
+    """A run record or invoice that is a symlink out of the run directory is a problem naming it, never read;
+    so is one larger than a run file may hold (checked on the open file, before reading)."""
+    import shutil
+
+    from scanner.score import inputs
+    from scanner.score.inputs import read_run
+
+    example_run = Path(__file__).resolve().parent.parent / "fixtures" / "example-run"
+    run_dir = tmp_path / "run"
+    shutil.copytree(example_run, run_dir)
+    outside = tmp_path / "outside.json"
+    outside.write_text((run_dir / "tavily" / "gs-001.json").read_text(encoding="utf-8"), encoding="utf-8")
+    (run_dir / "tavily" / "gs-001.json").unlink()
+    (run_dir / "tavily" / "gs-001.json").symlink_to(outside)
+    invoice = next((run_dir / "invoices").glob("*.json"))
+    invoice.rename(tmp_path / "invoice.json")
+    invoice.symlink_to(tmp_path / "invoice.json")
+    got = {p.path: p.message for p in read_run(run_dir).problems}
+    assert got["tavily/gs-001.json"] == "not read: resolves outside the run directory (symlink)"
+    assert "resolves outside the run directory" in got[f"invoices/{invoice.name}"]
+    monkeypatch.setattr(inputs, "RECORD_MAX_BYTES", 100)
+    ri = read_run(run_dir)
+    too_large = [p for p in ri.problems if "more than a run file may hold" in p.message]
+    assert {p.path for p in too_large} >= {"tavily/gs-002.json", "exa/gs-001.json"} and not ri.records["exa"]
