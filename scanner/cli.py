@@ -544,7 +544,7 @@ def check_command(root: Path, out: Path, category: str, run_dir: Path | None, fm
 def contain_command(file: Path, fmt: str, output: Path | None) -> None:
     """Print FILE as a model would receive it: an UntrustedText with hidden channels dropped and flagged
     spans fenced. Exit 1 if any injected payload would still be readable outside a fence."""
-    from scanner.contain import payload_escapes, render_untrusted
+    from scanner.untrusted import payload_escapes, render_untrusted
     from scanner.loaders import load_path
     from scanner.scan import Scanner
     from scanner.units import LoadError

@@ -249,7 +249,7 @@ class Scanner:
         """Scan files and folders; `progress(targets)` may wrap the list of files (a progress bar).
 
         With a `budget` whose time or memory limit is set, or with `jobs` > 1, files are scanned in forked
-        worker processes (`scanner.pool`) that enforce it; the result is the same, in the same order, as a
+        worker processes (`scanner.workers`) that enforce it; the result is the same, in the same order, as a
         scan in this process."""
         result = ScanResult()
         targets = collect_targets(paths)
@@ -267,7 +267,7 @@ class Scanner:
 
     def _outcomes(self, targets: list["Target"], jobs: int, budget: Budget | None):
         """A function from a target to its Outcome: computed on demand here, or collected from workers."""
-        from scanner import pool
+        from scanner import workers as pool
 
         if not ((jobs > 1 or (budget is not None and budget.needs_workers)) and pool.fork_available()):
             return lambda target: self.scan_target(target, budget)

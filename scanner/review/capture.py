@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from scanner.contain import VISIBLE_CHANNELS, _unit_range, render_untrusted
+from scanner.untrusted import VISIBLE_CHANNELS, render_untrusted, unit_range
 from scanner.evidence import datum_variants
 from scanner.findings import Finding
 from scanner.injection.engine import _separator
@@ -208,7 +208,7 @@ def _range_in(unit: TextUnit, f: Finding) -> tuple[int, int]:
     """unit.text[i:j] covered by the finding (i == j when it does not reach the unit)."""
     if not _overlaps(unit, f):
         return 0, 0
-    return _unit_range(unit, max(f.start, unit.start), min(f.end, unit.end))
+    return unit_range(unit, max(f.start, unit.start), min(f.end, unit.end))
 
 
 def _union(ranges: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
