@@ -30,7 +30,7 @@ from scanner import jsonsafe
 from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_temps
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR, unsafe_reason
-from scanner.loaders import load_bytes, load_path
+from scanner.loaders import load_bytes
 from scanner.redact_edits import BodyPlan, apply_edits, length_edits, map_back, plan_edits, same_recording
 from scanner.spans import SpanError, apply_span, normalise_ws, parse_span
 from scanner.units import Channel, Document, LoadError
@@ -142,8 +142,23 @@ def find_root(path: Path) -> Path | None:
     return None
 
 
+@dataclass(frozen=True)
+class RedactTarget:
+    """Where a file stands for redaction: its path, its name in the plan and its fixture tree (None: no tree)."""
+
+    file: Path
+    rel: str                       # relative to the fixture root when inside one, else as given
+    root: Path | None
+
+
 class Redactor:
-    def __init__(self, kinds=("secret", "pii")):
+    """Plans and writes redactions. The detectors are the secret and personal-data scanners of `kinds`, or the
+    ones given (`detectors`: a scan's own, so a file is scanned once for its report and its plan)."""
+
+    def __init__(self, kinds=("secret", "pii"), detectors: list | None = None):
+        if detectors is not None:
+            self.scanners = list(detectors)
+            return
         self.scanners = []
         if "secret" in kinds:
             from scanner.secrets.detect import SecretScanner
@@ -162,21 +177,10 @@ class Redactor:
 
     # --- planning ---------------------------------------------------------------------------------------
 
-    def plan(self, paths: list[Path], provenance: str = "sha256") -> RedactPlan:
-        from scanner.scan import collect_targets
-
-        plan = RedactPlan()
-        for target in collect_targets(paths):
-            file_plan = self.plan_file(target.path, provenance)
-            if file_plan is None:
-                continue
-            if isinstance(file_plan, dict):
-                plan.errors.append(file_plan)
-                continue
-            plan.files.append(file_plan)
-        return plan
-
-    def plan_file(self, path: Path, provenance: str = "sha256"):
+    @staticmethod
+    def target_of(path: Path):
+        """The file's `RedactTarget`; None for a file redaction never touches (the manifest, the journal, the
+        golden set); an error entry for one whose place leads out of its tree (never read)."""
         root = find_root(path.parent)
         if path.name in (MANIFEST, JOURNAL):
             return None
@@ -190,17 +194,24 @@ class Redactor:
             rel = path.as_posix()
         if root is not None and rel.startswith("golden/"):
             return None
-        try:
-            doc = load_path(path, rel)
-        except LoadError as exc:
-            if exc.code == "format_tables_ocr":
-                # A scan with no text layer holds no text to redact (the spec's class-3 case); scan reports it.
-                return FilePlan(path=rel, file=path, root=root, warnings=[exc.message])
-            return {"path": rel, "code": exc.code, "message": exc.message}
+        return RedactTarget(path, rel, root)
+
+    @staticmethod
+    def plan_unloaded(target: RedactTarget, exc: LoadError):
+        """The plan of a file that could not be loaded: an error entry, or (a scan with no text layer holds no
+        text to redact: the spec's class-3 case, which scan reports) a plan with a warning."""
+        if exc.code == "format_tables_ocr":
+            return FilePlan(path=target.rel, file=target.file, root=target.root, warnings=[exc.message])
+        return {"path": target.rel, "code": exc.code, "message": exc.message}
+
+    def plan_document(self, target: RedactTarget, doc: Document, findings: list[Finding],
+                      provenance: str = "sha256") -> FilePlan:
+        """The plan of one loaded file from its secret and personal-data `findings` (this redactor's detectors
+        on `doc`, as `findings(doc)` gives them)."""
+        path, rel, root = target.file, target.rel, target.root
         fp = FilePlan(path=rel, file=path, root=root, doc=doc)
-        findings = self.findings(doc)
-        fp.reported = sum(1 for f in findings if f.extra.get("replacement") is None)
-        wanted = [f for f in findings if f.extra.get("replacement") is not None]
+        fp.reported = sum(1 for f in findings if not f.redactable)
+        wanted = [f for f in findings if f.redactable]
         if wanted and (doc.kind == "pdf" or any(f.page is not None for f in wanted)):
             fp.unredactable.append(
                 f"{len(wanted)} datum(s) in PDF text ({', '.join(sorted({f.entity for f in wanted}))}): a PDF is not "
@@ -259,7 +270,7 @@ class Redactor:
                                        "lose them; fix the encoding first")
                 continue
             sub = body_document(region, region.text, rel)
-            found = [f for f in self.findings(sub) if f.extra.get("replacement") is not None and f.page is None]
+            found = [f for f in self.findings(sub) if f.redactable and f.page is None]
             reds = self._to_fixed_point(sub, _non_overlapping(found), rel,
                                         lambda text, region=region: body_document(region, text, rel))
             fp.bodies.append(BodyPlan(region, reds))
@@ -282,12 +293,12 @@ class Redactor:
                 return redactions
             extra = []
             for f in self.findings(again):
-                if f.extra.get("replacement") is None or f.page is not None:
+                if not f.redactable or f.page is not None:
                     continue
                 start, end = map_back(f.start, f.end, edits)
                 if start is None:
                     continue
-                extra.append(Redaction(start, end, f.entity or "", f.extra["replacement"], f.rule_id))
+                extra.append(Redaction(start, end, f.entity or "", f.replacement, f.rule_id))
             if not extra:
                 return redactions
             merged = sorted(redactions + extra, key=lambda r: (r.start, -(r.end - r.start)))
@@ -355,7 +366,7 @@ class Redactor:
             again = load_bytes(new_bytes, fp.path)
         except LoadError as exc:
             return f"redacted file would not load ({exc.message}); not written"
-        left = [f for f in self.findings(again) if f.extra.get("replacement") is not None and f.page is None]
+        left = [f for f in self.findings(again) if f.redactable and f.page is None]
         if left:
             return (f"a rescan of the redacted file still finds {len(left)} datum(s) "
                     f"({', '.join(sorted({f.entity for f in left}))}); not written")
@@ -445,7 +456,7 @@ def _non_overlapping(findings: list[Finding]) -> list[Redaction]:
     for f in sorted(findings, key=lambda f: (f.start, -(f.end - f.start))):
         if out and f.start < out[-1].end:
             continue
-        out.append(Redaction(f.start, f.end, f.entity or "", f.extra["replacement"], f.rule_id))
+        out.append(Redaction(f.start, f.end, f.entity or "", f.replacement, f.rule_id))
     return out
 
 

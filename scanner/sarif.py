@@ -51,8 +51,10 @@ from scanner.fingerprint import (
     FINGERPRINT_KEY, LINE_HASH_KEY, SENSITIVE_KINDS, file_data, finding_fingerprint, github_text, line_hashes,
     without_data,
 )
+from scanner.loaders import load_bytes, sniff_kind
 from scanner.scrub import scrub_path, scrub_text
 from scanner.sourcetext import LineIndex
+from scanner.units import LoadError
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -148,6 +150,15 @@ def rule_meta_from_rule(rule) -> RuleMeta:
 rule_meta_from_injection_rule = rule_meta_from_rule
 
 
+def rule_metas(scanner) -> list[RuleMeta]:
+    """`RuleMeta` of every rule a `scanner.scan.Scanner` runs: its YAML-pack rules, and the personal-data
+    recognizers' when they describe themselves (`rule_metas()`)."""
+    metas = [rule_meta_from_rule(r) for r in scanner.pack_rules()]
+    if scanner.pii is not None and hasattr(scanner.pii, "rule_metas"):
+        metas += list(scanner.pii.rule_metas())
+    return metas
+
+
 def rule_meta_for_unknown(finding: Finding) -> RuleMeta:
     """A stand-in for a rule whose metadata the caller did not pass (every result needs a rule)."""
     level = _level(finding.severity)
@@ -222,11 +233,11 @@ class _Source:
     are computed over the text with them replaced (`scanner.fingerprint.without_data`), never over a line
     that holds one."""
 
-    def __init__(self, text: Optional[str], hash_text: Optional[str]):
+    def __init__(self, text: Optional[str], hash_text: Optional[str], index: Optional[LineIndex] = None):
         self.text = text
         self.hash_text = hash_text
         self.data: list[tuple[str, str]] = []
-        self._index = LineIndex(text) if text is not None else None
+        self._index = index if index is not None else LineIndex(text) if text is not None else None
         self._astral = bool(text is not None and _ASTRAL.search(text))
         self._hashes: Optional[list[str]] = None
 
@@ -256,10 +267,8 @@ class _Source:
 
 
 def _document_text(data: bytes, path: str) -> Optional[str]:
-    """The decoded text the scanner's offsets index (`Document.text`); None for a PDF or an unloadable file."""
-    from scanner.loaders import load_bytes, sniff_kind
-    from scanner.units import LoadError
-
+    """The decoded text the scanner's offsets index (`Document.text`) of bytes a caller passed (`text_of`);
+    None for a PDF or an unloadable file."""
     if sniff_kind(path, data) in ("pdf", "binary"):
         return None
     try:
@@ -335,15 +344,12 @@ def _message(f: Finding) -> str:
 
 
 def _suppression_of(f: Finding) -> Optional[dict]:
-    s = f.extra.get("suppressed") if f.extra else None
-    if not s:
-        return None
-    return s if isinstance(s, dict) else {"kind": str(s)}
+    return f.suppression.to_json() if f.suppression is not None else None
 
 
 def _finding_properties(f: Finding) -> dict:
     props = {"kind": f.kind, "vector": f.vector, "entity": f.entity, "channel": f.channel,
-             "locator": f.locator, "page": f.page, "container": (f.extra or {}).get("container")}
+             "locator": f.locator, "page": f.page, "container": f.container}
     return {k: v for k, v in props.items() if v is not None}
 
 
@@ -379,13 +385,13 @@ def build_sarif(
       URI, which GitHub does not show.
     - `scan_root_for(path)`: the directory a finding's `path` is relative to (the scanned directory). None,
       or a None answer, means the current directory. Absolute paths are taken as they are.
-    - `text_of(path)`: the file's bytes (best: the line hash is then computed from exactly what GitHub reads,
-      and positions from the loader's decoding) or its decoded text (`Document.text`), or None. By default
-      the file is read from disk, and only for files with findings.
+    - `text_of(path)`: the file's bytes (the line hash is then computed from exactly what GitHub reads, and
+      positions from the loader's decoding) or its decoded text (`Document.text`), or None, for a result
+      built by hand. By default the texts the scan kept (`result.sources`): no file is read again.
     - `max_results`: results per run, at most. Over it, the most severe are kept (level, then
       security-severity).
-    - `include_suppressed`: also emit findings marked `extra["suppressed"]` (`{"kind": "inline" | "allowlist"
-      | "baseline", "justification": …}`), with a `suppressions` array on every result (SARIF: all or none).
+    - `include_suppressed`: also emit suppressed findings (`Finding.suppression`: inline, allowlist or
+      baseline, and its justification), with a `suppressions` array on every result (SARIF: all or none).
     - `fingerprint_key`: HMAC key for the digest of secret and personal data in `centinela/v1`.
     - `srcroot_uri`: write the absolute `file:` URI of `repo_root` into `originalUriBaseIds`. It is off by
       default, because it leaks a local path and makes the output differ between machines.
@@ -399,14 +405,12 @@ def build_sarif(
     def source(path: str, place: _Place) -> _Source:
         src = sources.get(path)
         if src is None:
-            content: Any = None
-            if text_of is not None:
-                content = text_of(path)
-            else:
-                try:
-                    content = place.abs.read_bytes()
-                except OSError:
-                    content = None
+            if text_of is None:
+                kept = result.sources.get(path)
+                src = sources[path] = (_Source(kept.text, kept.github, kept.index) if kept is not None
+                                       else _Source(None, None))
+                return src
+            content = text_of(path)
             if isinstance(content, (bytes, bytearray)):
                 src = _Source(_document_text(bytes(content), path), github_text(bytes(content)))
             else:

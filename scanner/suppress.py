@@ -1,7 +1,7 @@
 """Suppressions: inline HTML comments, a reviewed allowlist file, and a baseline for adopting centinela.
 
-A suppressed finding stays in `ScanResult.findings` and carries `finding.extra["suppressed"] = {"kind":
-"inline" | "allowlist" | "baseline", "justification": "…"}`. The SARIF writer leaves it out by default
+A suppressed finding stays in `ScanResult.findings` and carries `finding.suppression` (`Suppression(kind=
+"inline" | "allowlist" | "baseline", justification="…")`). The SARIF writer leaves it out by default
 (GitHub ignores SARIF `suppressions`), and the text summary counts it. `apply_suppressions` is the one entry
 point; it marks findings and returns a `SuppressionReport`: counts per kind, and warnings.
 
@@ -12,8 +12,9 @@ not reported stale.
 Paths. `path_of(display_path)` turns a finding's `path` (as the scan shows it, relative to the scanned
 directory) into the repo-relative POSIX path that the fingerprint and the allowlist use. `text_of(display_path)`
 gives the file's decoded text (`Document.text`, which the finding offsets index), or None (a PDF, an
-unreadable file). `SourceFiles` builds both from `ScanResult.roots` exactly as `build_sarif` does, so the
-fingerprints here are the `centinela/v1` values of the SARIF file.
+unreadable file): `ScanResult.text_of`, the text the scan kept (no file is read again). `RepoPaths` gives
+`path_of` from `ScanResult.roots` exactly as `build_sarif` computes it, so the fingerprints here are the
+`centinela/v1` values of the SARIF file.
 
 1. Inline (HTML files only)
 ---------------------------
@@ -120,7 +121,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from scanner import TOOL_NAME
 from scanner.atomic import atomic_write_text
 from scanner.evidence import datum_variants
-from scanner.findings import Finding
+from scanner.findings import SUPPRESSION_KINDS, Finding, Suppression
 from scanner.scrub import scrub_path
 from scanner.fingerprint import (
     FINGERPRINT_KEY, KEY_ENV, SENSITIVE_KINDS, FingerprintKeyError, file_data, finding_fingerprint, fingerprint_key,
@@ -132,7 +133,6 @@ from scanner.sourcetext import LineIndex
 
 DEFAULT_ALLOWLIST = ".centinela-allowlist.yaml"
 FINGERPRINT_KEY_ENV = KEY_ENV
-SUPPRESSION_KINDS = ("inline", "allowlist", "baseline")
 INLINE_KINDS = ("secret", "pii")                 # the only kinds an inline comment can suppress
 BASELINE_VERSION = 2     # 2: unkeyed datum fingerprints leave the datum out; 1 (0.1.0) hashed it plainly
 HTML_EXT = (".html", ".htm", ".xhtml", ".shtml")  # = scanner.loaders.HTML_EXT (kept local: no loader import)
@@ -199,14 +199,11 @@ class SuppressionReport:
 
 
 def is_suppressed(finding: Finding) -> bool:
-    return bool((finding.extra or {}).get("suppressed"))
+    return finding.suppression is not None
 
 
 def suppression_kind(finding: Finding) -> Optional[str]:
-    s = (finding.extra or {}).get("suppressed")
-    if not s:
-        return None
-    return str(s.get("kind")) if isinstance(s, dict) else str(s)
+    return finding.suppression.kind if finding.suppression is not None else None
 
 
 def fingerprint_key_from_env(environ=None, repo_root=None) -> Optional[bytes]:
@@ -233,8 +230,9 @@ def _posix(path: str) -> str:
     return p
 
 
-class SourceFiles:
-    """`path_of` and `text_of` for a `ScanResult`, computed as `build_sarif` computes them.
+class RepoPaths:
+    """`path_of` for a `ScanResult`: a finding's display path → the repo-relative POSIX path, computed as
+    `build_sarif` computes it (symlinks resolved).
 
     `roots` is `ScanResult.roots` (display path → the directory it is relative to). A path outside
     `repo_root` keeps its display path, as in SARIF (`place.rel or f.path`).
@@ -244,7 +242,6 @@ class SourceFiles:
         self.repo_root = Path(os.path.realpath(repo_root))
         self.roots = roots or {}
         self._paths: dict[str, str] = {}
-        self._texts: dict[str, Optional[str]] = {}
 
     def abs_path(self, display: str) -> Path:
         p = Path(display)
@@ -262,34 +259,6 @@ class SourceFiles:
                 rel = display
             self._paths[display] = rel
         return rel
-
-    def text_of(self, display: str) -> Optional[str]:
-        if display not in self._texts:
-            self._texts[display] = _document_text(self.abs_path(display), display)
-        return self._texts[display]
-
-
-def _document_text(path: Path, display: str) -> Optional[str]:
-    from scanner.loaders import check_file, load_bytes, sniff_kind
-    from scanner.units import LoadError
-
-    try:
-        check_file(path, display)          # never open a FIFO or a device: reading it would wait forever
-        data = path.read_bytes()
-    except (OSError, LoadError):
-        return None
-    kind = sniff_kind(display, data)
-    if kind in ("pdf", "binary"):
-        return None
-    if kind == "html":                      # what load_html decodes, without building its units
-        from scanner.loaders.html import sniff_charset
-        from scanner.sourcetext import decode_bytes
-
-        return decode_bytes(data, sniff_charset(data)).text
-    try:
-        return load_bytes(data, display).text
-    except LoadError:
-        return None
 
 
 class Fingerprinter:
@@ -450,7 +419,7 @@ def _inline_pass(by_path: dict[str, list[Finding]], html_paths: Iterable[str], f
             continue
         index = LineIndex(text)
         for f in by_path.get(display, []):
-            if f.page is not None or (f.extra or {}).get("container") or not 0 <= f.start <= len(text):
+            if f.page is not None or f.container or not 0 <= f.start <= len(text):
                 continue
             line = index.line_col(f.start)[0]
             for d in directives:
@@ -645,8 +614,8 @@ def finding_pointer(f: Finding) -> Optional[str]:
     """A finding's JSON pointer: its locator when that is one, else its container (HTML in a JSON body)."""
     if f.locator is not None and (f.locator == "" or f.locator.startswith("/")):
         return f.locator
-    container = (f.extra or {}).get("container")
-    if isinstance(container, str) and container.startswith("/"):
+    container = f.container
+    if container is not None and container.startswith("/"):
         return container
     return None
 
@@ -899,10 +868,10 @@ def apply_suppressions(
     active_rules: Optional[Iterable[str]] = None,
     inline: bool = True,
 ) -> SuppressionReport:
-    """Mark suppressed findings (`finding.extra["suppressed"]`) and report counts and warnings.
+    """Mark suppressed findings (`finding.suppression`) and report counts and warnings.
 
-    - `path_of(display_path)`: repo-relative POSIX path; `text_of(display_path)`: decoded text or None
-      (`SourceFiles(repo_root, result.roots)` gives both).
+    - `path_of(display_path)`: repo-relative POSIX path (`RepoPaths(repo_root, result.roots).path_of`);
+      `text_of(display_path)`: decoded text or None (`result.text_of`).
     - `allowlist` / `baseline`: from `load_allowlist` / `load_baseline`, or None.
     - `today`: for expiry (default: the local date). `key`: the fingerprint HMAC key (as for SARIF).
     - `scanned`: display paths of every scanned file (`result.roots`). When given, unused inline directives
@@ -912,15 +881,14 @@ def apply_suppressions(
     - `active_rules`: ids of the rules that ran; directives and entries for other rules are not stale.
     - `inline=False` ignores inline directives (e.g. a `--no-inline-suppressions` audit run).
 
-    Any earlier `extra["suppressed"]` is cleared first, so calling it again gives the same result.
+    Any earlier suppression is cleared first, so calling it again gives the same result.
     """
     today = today or _dt.date.today()
     fpr = Fingerprinter(path_of, text_of, key, findings)
     report = SuppressionReport()
     ordered = sorted(findings, key=Finding.sort_key)
     for f in ordered:
-        if f.extra:
-            f.extra.pop("suppressed", None)
+        f.suppression = None
     by_path: dict[str, list[Finding]] = {}
     for f in ordered:
         by_path.setdefault(f.path, []).append(f)
@@ -943,7 +911,7 @@ def apply_suppressions(
         if hit is None:
             continue
         kind, justification = hit
-        f.extra["suppressed"] = {"kind": kind, "justification": justification}
+        f.suppression = Suppression(kind, justification)
         report.counts[kind] += 1
     return report
 

@@ -118,6 +118,11 @@ def check_file(path: Path, display: str, max_bytes: int | None = None) -> int:
 
 def load_path(path: Path, display: str | None = None, max_bytes: int | None = None) -> Document:
     display = display or str(path)
+    return load_bytes(read_file(path, display, max_bytes), display)
+
+
+def read_file(path: Path, display: str, max_bytes: int | None = None) -> bytes:
+    """The bytes of a file that may be read (`check_file`), at most `max_bytes`; LoadError otherwise."""
     check_file(path, display, max_bytes)
     try:
         with open(path, "rb") as fh:
@@ -130,7 +135,7 @@ def load_path(path: Path, display: str | None = None, max_bytes: int | None = No
         from scanner.budget import too_large_message
 
         raise LoadError(display, too_large_message(len(data), max_bytes / (1024 * 1024)), code="too_large")
-    return load_bytes(data, display)
+    return data
 
 
 def iter_files(paths: list[Path]):
