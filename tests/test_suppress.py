@@ -1,4 +1,4 @@
-"""Suppressions: inline HTML directives, the allowlist file, the baseline (scanner/suppress.py).
+"""Suppressions: inline HTML directives, the allowlist file, the baseline (scanner/suppress/).
 
 Each mechanism must suppress exactly what it names and nothing else, never store a datum, and never let
 recorded web content switch off its own injection finding.
