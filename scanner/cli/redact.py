@@ -26,7 +26,8 @@ def redact_command(paths, check_flag, write_flag, provenance, kinds, fmt, output
     """Plan (--check) or apply (--write) the spec's redaction rules to files and fixture trees."""
     # Imported here, not at the top: `centinela --help` and the other commands do not load the detectors.
     from scanner.pipeline.run import plan_redactions
-    from scanner.redact import RedactError, Redactor, find_root, finish_journal, format_text
+    from scanner.redact import RedactError, Redactor, find_root, finish_journal
+    from scanner.redact_text import format_text
 
     if check_flag and write_flag:
         raise click.UsageError("--check and --write contradict each other: give one (--check plans, --write applies)")

@@ -1,8 +1,9 @@
 """`centinela check ROOT --out OUT`: everything CI needs in one go, with every output written to OUT.
 
 Parts: `manifest verify` (integrity), `scan` (JSON and SARIF), `redact --check` (nothing left to redact).
-One scan of the tree feeds them all: each file is read, loaded and scanned once, and its redaction plan and
-verify's `unredacted` check come from that same document and those same findings. The scan part applies the
+One scan of the tree feeds them all: each file is read, loaded and scanned once, and its redaction plan,
+verify's `unredacted` check and its capture classification come from those same bytes, document and
+findings. The scan part applies the
 same expectations and reviewed exceptions as `scan` (`scanner.pipeline.policy`), so the two agree on the
 same files. A part fails when:
 - verify reports any problem;
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from scanner.atomic import atomic_write_text
 from scanner.budget import Budget
+from scanner.fixtures.classify import CATALOGUE, Classifier
 from scanner.fixtures.tree import TreeError, read_manifest
 from scanner.fixtures.verify import capture_kinds_check, unredacted_check, verify_tree
 from scanner.pipeline.policy import INJECTION_CLASS, Suppressions, expected_injections
@@ -79,11 +81,14 @@ def check_tree(root: Path, out: Path, suppressions: Suppressions, category: str 
     out.mkdir(parents=True, exist_ok=True)
     report = CheckReport(root=str(root))
     scanner = Scanner(review=True)                      # keeps the views review.html shows
-    result = scan_paths(scanner, [root], budget=budget or Budget(), redaction="sha256")
+    captures = {rel for rel, e in read_manifest(root).entries.items() if e.class_ in CATALOGUE}
+    result = scan_paths(scanner, [root], budget=budget or Budget(), redaction="sha256",
+                        classify=frozenset(captures), classifier=Classifier())
     report.suppression = suppressions.apply(result, scanner)
 
     verify = verify_tree(root, content=False,
-                         extra_checks=(partial(unredacted_check, known=result.redactable), capture_kinds_check))
+                         extra_checks=(partial(unredacted_check, known=result.redactable),
+                                       partial(capture_kinds_check, classified=result.captures)))
     codes = sorted({p.code for p in verify.problems})
     report.parts.append(Part("manifest verify", verify.ok,
                              "ok" if verify.ok else f"{len(verify.problems)} problem(s): {', '.join(codes)}",

@@ -32,6 +32,8 @@ class Job:
     redactor: Redactor | None = None        # plan each file's redaction from the same document
     provenance: str = "sha256"
     keep_documents: bool = True             # False in worker processes: a plan is never written from there
+    classify: frozenset = frozenset()       # display paths of captures to classify from the bytes read (verify)
+    classifier: object = None               # a scanner.fixtures.classify.Classifier, with `classify`
 
     @property
     def max_bytes(self) -> int | None:
@@ -55,6 +57,7 @@ class FileScan:
     view: dict | None = None            # the reviewer view (scanner.review.capture), when asked for
     plan: object = None                 # scanner.redact.FilePlan, an error entry, or None
     redactable: list[Finding] | None = None
+    capture: dict | None = None         # the capture's classification (`Classification.to_json()`), when asked
 
     def fail(self, code: str, message: str) -> None:
         self.errors.append({"path": self.entry["path"], "code": code, "message": message})
@@ -105,6 +108,8 @@ def scan_file(target: Target, job: Job) -> FileScan:
         else:
             out.plan = _plan_failed(where, exc)
         return out
+    if target.display in job.classify:
+        out.capture = job.classifier.classify_bytes(data, target.display).to_json()
     if job.scanner is not None:
         clean = job.scanner.clean_page(target.display, data)
         if clean is not None:                   # the prefilter: this page cannot hold an injection

@@ -28,6 +28,7 @@ class ScanResult:
     # order; and per display path the data the spec removes, found in the same load (for verify's check).
     plans: list = field(default_factory=list)
     redactable: dict[str, list[Finding]] = field(default_factory=dict)
+    captures: dict[str, dict] = field(default_factory=dict)    # display path -> classification, when asked
 
     def text_of(self, display: str) -> str | None:
         """The decoded text of a scanned file (its findings' offsets index it), or None (a PDF, not kept)."""

@@ -21,14 +21,17 @@ from scanner.scan import Scanner
 
 
 def scan_paths(scanner: Scanner, paths: list[Path], progress=None, jobs: int = 1, budget: Budget | None = None,
-               redaction: str | None = None) -> ScanResult:
+               redaction: str | None = None, classify: frozenset = frozenset(), classifier=None) -> ScanResult:
     """Scan files and folders; `progress(targets)` may wrap the list of files (a progress bar).
 
     `redaction` (a provenance, `sha256` or `hmac`): also plan each file's redaction from the document and the
     findings of its scan (`result.plans`, `result.redactable`), as `redact --check` plans it; needs the
-    scanner to run secrets and personal data."""
+    scanner to run secrets and personal data. `classify`: display paths of captures for `classifier` (a
+    `scanner.fixtures.classify.Classifier`) to classify from the bytes read for the scan (`result.captures`,
+    for verify's capture-kind check)."""
     redactor = Redactor(detectors=scanner.redaction_detectors()) if redaction is not None else None
-    job = Job(scanner, budget, redactor, redaction or "sha256", keep_documents=False)
+    job = Job(scanner, budget, redactor, redaction or "sha256", keep_documents=False,
+              classify=frozenset(classify) if classifier is not None else frozenset(), classifier=classifier)
     result = ScanResult()
     targets = collect_targets(paths)
     outcomes = _outcomes(targets, job, jobs)
@@ -44,6 +47,8 @@ def scan_paths(scanner: Scanner, paths: list[Path], progress=None, jobs: int = 1
             result.views[display] = outcome.view
         if outcome.source is not None:
             result.sources[display] = outcome.source
+        if outcome.capture is not None:
+            result.captures[display] = outcome.capture
         if redactor is not None:
             result.plans.append(outcome.plan)
             result.redactable[display] = outcome.redactable or []
