@@ -27,11 +27,13 @@ from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_t
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, unsafe_reason
 from scanner.loaders import load_bytes
+from scanner.loaders.recorded import body_document
 from scanner.redact_edits import BodyPlan, apply_edits, length_edits, map_back, plan_edits, same_recording
 from scanner.redact_journal import (  # noqa: F401  (JOURNAL, finish_journal, RedactError: part of this API)
     JOURNAL, PROVENANCE_KEY_ENV, RedactError, finish_journal, original_digest, provenance_key, sha,
 )
 from scanner.redact_truncate import invalidated_spans, truncation_point, truncation_tail
+from scanner.scrub import mask_paths
 from scanner.units import Document, LoadError
 
 # Redacted values with a small candidate space: a plain digest of the original body gives them back.
@@ -107,8 +109,6 @@ class RedactPlan:
 
     def to_json(self) -> dict:
         """The contract's plan. A path holding a secret or personal datum is masked (`scanner.scrub`)."""
-        from scanner.scrub import mask_paths
-
         out = {"files": [f.to_json() for f in self.files if f.changes or f.unredactable or f.spans_invalidated]}
         if self.errors:
             out["errors"] = self.errors
@@ -151,6 +151,7 @@ class Redactor:
         if detectors is not None:
             self.scanners = list(detectors)
             return
+        # Imported for the kinds asked only: `redact --kinds secret` never loads the personal-data stack.
         self.scanners = []
         if "secret" in kinds:
             from scanner.secrets.detect import SecretScanner
@@ -243,8 +244,6 @@ class Redactor:
     def _plan_bodies(self, fp: FilePlan, doc: Document, wanted: list[Finding], rel: str) -> list[Finding]:
         """Plan each encoded body that holds a datum as a document of its own (its units point at the whole
         stored body, so the datum's place is known only in the decoded text); the findings left are the file's."""
-        from scanner.loaders.recorded import body_document
-
         if not doc.regions or not wanted:
             return wanted
         rest = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from scanner.findings import Finding
 from scanner.loaders import HTML_EXT
+from scanner.loaders.html import decode_html
 from scanner.units import Document
 
 ALL_KINDS = ("injection", "secret", "pii")
@@ -67,8 +68,6 @@ class Scanner:
         needs no full load; None when it must be loaded and scanned."""
         if self.prefilter is None or not display.lower().endswith(HTML_EXT):
             return None
-        from scanner.loaders.html import decode_html
-
         decoded = decode_html(data)
         return None if self.prefilter.may_hold_injection(decoded.text) else decoded
 
@@ -85,7 +84,7 @@ class Scanner:
         """The id of every rule this scanner runs, the personal-data recognizers' included."""
         ids = {r.id for r in self.pack_rules()}
         if self.pii is not None:
-            from scanner.pii.scanner import RULES as PII_RULES
+            from scanner.pii.scanner import RULES as PII_RULES      # loaded already: self.pii is one of its scanners
 
             ids |= {rule_id for rule_id, _ in PII_RULES.values()}
         return ids

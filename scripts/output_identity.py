@@ -104,10 +104,11 @@ def run_all(code: Path | None, out: Path, scratch: Path, names) -> None:
         print(f"  {name}: exit {proc.returncode}", flush=True)
 
 
-def compare(before: Path, after: Path) -> list[str]:
+def compare(before: Path, after: Path, commands_run) -> list[str]:
+    """Every output file of every command run, compared byte for byte."""
     problems = []
-    names = sorted({p.relative_to(before) for p in before.rglob("*") if p.is_file()}
-                   | {p.relative_to(after) for p in after.rglob("*") if p.is_file()})
+    names = sorted({p.relative_to(side) for side in (before, after) for name, _ in commands_run
+                    for p in (side / name).rglob("*") if p.is_file()})
     for rel in names:
         a, b = before / rel, after / rel
         if not a.exists() or not b.exists():
@@ -145,7 +146,7 @@ def main() -> int:
             return 0
         print("after: this checkout", flush=True)
         run_all(None, after, scratch, names)
-        problems = compare(before, after)
+        problems = compare(before, after, names)
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)

@@ -13,10 +13,11 @@ from scanner.cli.common import (
     EXIT_FAIL, EXIT_OK, RunError, emit, format_option, output_option, progress_bar, refuse_same, repo_root,
     to_json, unkeyed_warning, warn,
 )
-from scanner.scan import ALL_KINDS
 
 
 def parse_kinds(value: str) -> tuple[str, ...]:
+    from scanner.scan import ALL_KINDS      # here, not at the top: it loads the HTML loader and RE2 (start-up)
+
     kinds = tuple(k.strip() for k in value.split(",") if k.strip())
     unknown = [k for k in kinds if k not in ALL_KINDS]
     if not kinds or unknown:

@@ -11,15 +11,17 @@ import click
 from scanner.cli.common import (
     EXIT_FAIL, EXIT_OK, RunError, emit, format_option, output_option, refuse_inside, refuse_same, to_json, warn,
 )
-from scanner.score.gates import ALL_GATES, THRESHOLDS, ReportError
-from scanner.score.verdict import GateOutcome, gate_outcome
 from scanner.terminal import safe
 
 REPORT_MAX_BYTES = 256 << 20
 
 
-def judged(report: dict, provider: str | None, source: Path | None = None) -> GateOutcome:
-    """The gates' outcome (`scanner.score.verdict`); a report that cannot be judged is exit 2."""
+def judged(report: dict, provider: str | None, source: Path | None = None):
+    """The gates' outcome (`scanner.score.verdict.GateOutcome`); a report that cannot be judged is exit 2."""
+    # The scorer's modules are imported where they are used, not at the top: `centinela --help` (start-up).
+    from scanner.score.gates import ReportError
+    from scanner.score.verdict import gate_outcome
+
     try:
         return gate_outcome(report, provider)
     except ReportError as exc:
@@ -44,6 +46,8 @@ def _cell(details: dict, gate: str, status: str) -> str:
 def format_gates(report: dict) -> str:
     """The gate table. Provider names, gate values and reasons come from a report that a fixture tree (or a
     hand) wrote: each cell and line is made terminal-safe, so none can move the cursor or break the table."""
+    from scanner.score.gates import ALL_GATES, THRESHOLDS
+
     providers = report.get("providers") or {}
     names = sorted(providers)
     rows = [["gate", "threshold"] + [safe(n) for n in names]]
