@@ -17,10 +17,10 @@ from scanner.cli.common import EXIT_FAIL, EXIT_OK, RunError, emit, format_option
 def contain_command(file: Path, fmt: str, output: Path | None) -> None:
     """Print FILE as a model would receive it: an UntrustedText with hidden channels dropped and flagged
     spans fenced. Exit 1 if any injected payload would still be readable outside a fence."""
-    from scanner.untrusted import payload_escapes, render_untrusted
     from scanner.loaders import load_path
     from scanner.scan import Scanner
     from scanner.units import LoadError
+    from scanner.untrusted import payload_escapes, render_untrusted
 
     if not file.exists() or file.is_dir():
         raise RunError(f"{file}: no such file")

@@ -86,10 +86,12 @@ def scan_file(target: Target, job: Job) -> FileScan:
     """Read, load and scan one file (and plan its redaction when asked). Never raises for a bad file."""
     out = FileScan(_entry(target.display))
     where = job.redactor.target_of(target.path) if job.redactor is not None else None
+    name = target.display                       # the document's name: its path as the scan shows it
     if job.scanner is None:                     # a redaction only: a file it leaves alone is never read
         if not isinstance(where, RedactTarget):
             out.plan = where
             return out
+        name = where.rel                        # its path in the plan (relative to its fixture tree)
     else:
         outside = outside_reason(target)
         if outside is not None:
@@ -97,10 +99,10 @@ def scan_file(target: Target, job: Job) -> FileScan:
             out.plan = _unread(where, "path_outside_root", out.entry["error"]["message"])
             return out
     try:
-        size = check_file(target.path, target.display, job.max_bytes)
+        size = check_file(target.path, name, job.max_bytes)
         if size == 0 and job.scanner is not None:
-            raise LoadError(target.display, "empty file: nothing to scan", code="empty")
-        data = read_file(target.path, target.display, job.max_bytes)
+            raise LoadError(name, "empty file: nothing to scan", code="empty")
+        data = read_file(target.path, name, job.max_bytes)
     except LoadError as exc:
         out.fail(exc.code, exc.message)
         if exc.code == "empty" and isinstance(where, RedactTarget):
@@ -108,16 +110,16 @@ def scan_file(target: Target, job: Job) -> FileScan:
         else:
             out.plan = _plan_failed(where, exc)
         return out
-    if target.display in job.classify:
-        out.capture = job.classifier.classify_bytes(data, target.display).to_json()
+    if name in job.classify:
+        out.capture = job.classifier.classify_bytes(data, name).to_json()
     if job.scanner is not None:
-        clean = job.scanner.clean_page(target.display, data)
+        clean = job.scanner.clean_page(name, data)
         if clean is not None:                   # the prefilter: this page cannot hold an injection
-            if _has_marker(target.display, clean.text):
+            if _has_marker(name, clean.text):
                 out.source = SourceText(clean.text)
             return out
     try:
-        doc = load_bytes(data, target.display)
+        doc = load_bytes(data, name)
     except LoadError as exc:
         out.fail(exc.code, exc.message)
         out.plan = _plan_failed(where, exc)
