@@ -90,7 +90,8 @@ def bench_injection_scan(repeat: int) -> None:
     import lxml.html
 
     from scanner.loaders import load_bytes
-    from scanner.scan import Scanner, Target
+    from scanner.pipeline.run import scan_paths
+    from scanner.scan import Scanner
 
     files = sorted((REALDATA / "html").glob("*.html"))
     if not files:
@@ -115,11 +116,11 @@ def bench_injection_scan(repeat: int) -> None:
         lexicon.prefilter.model_screen = None
     base = best_of(lxml_parse, repeat)
     loaded_time = best_of(load_only, repeat)
-    before = best_of(lambda: lexicon.scan(files), repeat)
-    ours = best_of(lambda: fast.scan(files), repeat)
-    exact = best_of(lambda: full.scan(files), repeat)
-    loaded_before = sum(not lexicon.skip_clean_html(Target(p, p.name)) for p in files)
-    loaded = sum(not fast.skip_clean_html(Target(p, p.name)) for p in files)
+    before = best_of(lambda: scan_paths(lexicon, files), repeat)
+    ours = best_of(lambda: scan_paths(fast, files), repeat)
+    exact = best_of(lambda: scan_paths(full, files), repeat)
+    loaded_before = sum(lexicon.clean_page(p.name, p.read_bytes()) is None for p in files)
+    loaded = sum(fast.clean_page(p.name, p.read_bytes()) is None for p in files)
     print(f"injection scan: {len(files)} real pages, {mb:.2f} MB, best of {repeat}")
     print(f"  baseline: read + lxml.html parse   {mb / base:7.1f} MB/s")
     print(f"  read + html load (exact units)     {mb / loaded_time:7.1f} MB/s   = {loaded_time / base:.1f}x the parse time")

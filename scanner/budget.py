@@ -5,7 +5,7 @@
 - `max_memory_mb`: memory one file may take on top of the loaded scanner; the worker's address space is
   capped there, so an allocation past it fails (`memory`) instead of swapping the machine.
 
-Time and memory are enforced in worker processes (`scanner.pool`), the only way to stop a C call (zlib, a
+Time and memory are enforced in worker processes (`scanner.workers`), the only way to stop a C call (zlib, a
 regex, lxml) that has run away. 0 turns a limit off. The defaults leave room for the slowest real file
 measured here (a 30-page table PDF: 40 s of CPU, 250 MB) on a loaded 2-core machine.
 """

@@ -1,7 +1,11 @@
 """One run's cache of loaded documents and of their secret and personal-data scans.
 
-`centinela check` reads every file of a tree three times — the scan, the redaction plan, and verify's
-`unredacted` check — and the scorer once more for its injection documents. Within `active()`, a file whose
+No command activates it any more: `scanner.pipeline` loads and scans each file once and hands the document
+and its findings to every part of `check` (the scan, the redaction plan, verify's `unredacted` check). It
+stays only while `PiiScanner.scan` (scanner/pii) carries its `cached_scan` decorator; remove this module, that
+decorator, `SecretScanner.scan`'s and the hook in `scanner.loaders.load_bytes` together.
+
+Within `active()`, a file whose
 bytes were already loaded under the same name is not parsed again, and a secret or personal-data scanner with
 the same configuration (its `cache_token()`) does not scan the same document twice: spaCy's NER, the slowest
 step, runs once per file. Keys are the display name and the sha256 of the bytes, so a file changed between two

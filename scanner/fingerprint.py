@@ -238,7 +238,7 @@ def datum_digest(datum: str, key: bytes) -> str:
 
 def _place(finding) -> str:
     locator = _LINE_LOCATOR.sub("", finding.locator or "")      # "line 12:" of text and JSON Lines: no line numbers
-    container = (finding.extra or {}).get("container") or ""
+    container = finding.container or ""
     return f"{container}#{locator}" if container else locator
 
 
@@ -280,8 +280,8 @@ def keyed_fingerprint(rule_id: str, path: str, datum: str, key: bytes) -> str:
 
 def replacement_of(finding) -> str:
     """What stands for a finding's datum in texts we hash: its redaction replacement, else `REDACTED`."""
-    repl = (finding.extra or {}).get("replacement")
-    return repl if isinstance(repl, str) and repl else _REDACTED
+    repl = finding.replacement
+    return repl if repl else _REDACTED
 
 
 def file_data(findings, text_of) -> dict[str, list[tuple[str, str]]]:

@@ -19,32 +19,26 @@ says they are re-captured, never adjusted by hand.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scanner import jsonsafe
 from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_temps
 from scanner.findings import Finding
-from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR, unsafe_reason
-from scanner.loaders import load_bytes, load_path
+from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, unsafe_reason
+from scanner.loaders import load_bytes
+from scanner.loaders.recorded import body_document
 from scanner.redact_edits import BodyPlan, apply_edits, length_edits, map_back, plan_edits, same_recording
-from scanner.spans import SpanError, apply_span, normalise_ws, parse_span
-from scanner.units import Channel, Document, LoadError
+from scanner.redact_journal import (  # noqa: F401  (JOURNAL, finish_journal, RedactError: part of this API)
+    JOURNAL, PROVENANCE_KEY_ENV, RedactError, finish_journal, original_digest, provenance_key, sha,
+)
+from scanner.redact_truncate import invalidated_spans, truncation_point, truncation_tail
+from scanner.scrub import mask_paths
+from scanner.units import Document, LoadError
 
-from scanner.fixtures.tree import REDACT_JOURNAL as JOURNAL  # noqa: E402
-CONTEXT_CHARS = 2048
-PROVENANCE_KEY_ENV = "CENTINELA_PROVENANCE_KEY"
 # Redacted values with a small candidate space: a plain digest of the original body gives them back.
 LOW_ENTROPY = frozenset({"PHONE_NUMBER", "MX_NSS", "MX_CURP", "MX_RFC_PERSONA_FISICA", "MX_CLABE", "MX_INE_CLAVE",
                          "EMAIL_PERSONAL", "PERSON"})
-
-
-class RedactError(Exception):
-    """Cannot run as asked (exit 2)."""
 
 
 @dataclass
@@ -115,8 +109,6 @@ class RedactPlan:
 
     def to_json(self) -> dict:
         """The contract's plan. A path holding a secret or personal datum is masked (`scanner.scrub`)."""
-        from scanner.scrub import mask_paths
-
         out = {"files": [f.to_json() for f in self.files if f.changes or f.unredactable or f.spans_invalidated]}
         if self.errors:
             out["errors"] = self.errors
@@ -142,8 +134,24 @@ def find_root(path: Path) -> Path | None:
     return None
 
 
+@dataclass(frozen=True)
+class RedactTarget:
+    """Where a file stands for redaction: its path, its name in the plan and its fixture tree (None: no tree)."""
+
+    file: Path
+    rel: str                       # relative to the fixture root when inside one, else as given
+    root: Path | None
+
+
 class Redactor:
-    def __init__(self, kinds=("secret", "pii")):
+    """Plans and writes redactions. The detectors are the secret and personal-data scanners of `kinds`, or the
+    ones given (`detectors`: a scan's own, so a file is scanned once for its report and its plan)."""
+
+    def __init__(self, kinds=("secret", "pii"), detectors: list | None = None):
+        if detectors is not None:
+            self.scanners = list(detectors)
+            return
+        # Imported for the kinds asked only: `redact --kinds secret` never loads the personal-data stack.
         self.scanners = []
         if "secret" in kinds:
             from scanner.secrets.detect import SecretScanner
@@ -162,21 +170,10 @@ class Redactor:
 
     # --- planning ---------------------------------------------------------------------------------------
 
-    def plan(self, paths: list[Path], provenance: str = "sha256") -> RedactPlan:
-        from scanner.scan import collect_targets
-
-        plan = RedactPlan()
-        for target in collect_targets(paths):
-            file_plan = self.plan_file(target.path, provenance)
-            if file_plan is None:
-                continue
-            if isinstance(file_plan, dict):
-                plan.errors.append(file_plan)
-                continue
-            plan.files.append(file_plan)
-        return plan
-
-    def plan_file(self, path: Path, provenance: str = "sha256"):
+    @staticmethod
+    def target_of(path: Path):
+        """The file's `RedactTarget`; None for a file redaction never touches (the manifest, the journal, the
+        golden set); an error entry for one whose place leads out of its tree (never read)."""
         root = find_root(path.parent)
         if path.name in (MANIFEST, JOURNAL):
             return None
@@ -190,17 +187,24 @@ class Redactor:
             rel = path.as_posix()
         if root is not None and rel.startswith("golden/"):
             return None
-        try:
-            doc = load_path(path, rel)
-        except LoadError as exc:
-            if exc.code == "format_tables_ocr":
-                # A scan with no text layer holds no text to redact (the spec's class-3 case); scan reports it.
-                return FilePlan(path=rel, file=path, root=root, warnings=[exc.message])
-            return {"path": rel, "code": exc.code, "message": exc.message}
+        return RedactTarget(path, rel, root)
+
+    @staticmethod
+    def plan_unloaded(target: RedactTarget, exc: LoadError):
+        """The plan of a file that could not be loaded: an error entry, or (a scan with no text layer holds no
+        text to redact: the spec's class-3 case, which scan reports) a plan with a warning."""
+        if exc.code == "format_tables_ocr":
+            return FilePlan(path=target.rel, file=target.file, root=target.root, warnings=[exc.message])
+        return {"path": target.rel, "code": exc.code, "message": exc.message}
+
+    def plan_document(self, target: RedactTarget, doc: Document, findings: list[Finding],
+                      provenance: str = "sha256") -> FilePlan:
+        """The plan of one loaded file from its secret and personal-data `findings` (this redactor's detectors
+        on `doc`, as `findings(doc)` gives them)."""
+        path, rel, root = target.file, target.rel, target.root
         fp = FilePlan(path=rel, file=path, root=root, doc=doc)
-        findings = self.findings(doc)
-        fp.reported = sum(1 for f in findings if f.extra.get("replacement") is None)
-        wanted = [f for f in findings if f.extra.get("replacement") is not None]
+        fp.reported = sum(1 for f in findings if not f.redactable)
+        wanted = [f for f in findings if f.redactable]
         if wanted and (doc.kind == "pdf" or any(f.page is not None for f in wanted)):
             fp.unredactable.append(
                 f"{len(wanted)} datum(s) in PDF text ({', '.join(sorted({f.entity for f in wanted}))}): a PDF is not "
@@ -221,13 +225,13 @@ class Redactor:
                 fp.warnings.append(f"over {LARGE_BODY_BYTES // 1024} KB: a YAML cassette is not truncated by redact; "
                                    "cut its largest body when recording, or mark it truncated by hand")
             else:
-                fp.truncate_at = _truncation_point(doc, root, rel)
+                fp.truncate_at = truncation_point(doc, root, rel)
                 fp.truncate = fp.truncate_at is not None and fp.truncate_at < len(doc.text)
         if fp.changes:
             fp.new_text = _apply(doc, fp.redactions, fp.truncate_at if fp.truncate else None, fp.bodies)
             if doc.kind == "http" and not fp.truncate:
                 fp.new_text = apply_edits(fp.new_text, length_edits(doc.text, fp.new_text, rel))
-            fp.spans_invalidated = _invalidated_spans(root, rel, fp.new_text) if root else []
+            fp.spans_invalidated = invalidated_spans(root, rel, fp.new_text) if root else []
             algorithm = (entry or {}).get("sha256_original_algorithm", "sha256") if provenance == "sha256" else "hmac-sha256"
             low = sorted({r.entity for r, _ in fp.all_redactions() if r.entity in LOW_ENTROPY})
             if root is not None and low and algorithm == "sha256":
@@ -240,8 +244,6 @@ class Redactor:
     def _plan_bodies(self, fp: FilePlan, doc: Document, wanted: list[Finding], rel: str) -> list[Finding]:
         """Plan each encoded body that holds a datum as a document of its own (its units point at the whole
         stored body, so the datum's place is known only in the decoded text); the findings left are the file's."""
-        from scanner.loaders.recorded import body_document
-
         if not doc.regions or not wanted:
             return wanted
         rest = []
@@ -259,7 +261,7 @@ class Redactor:
                                        "lose them; fix the encoding first")
                 continue
             sub = body_document(region, region.text, rel)
-            found = [f for f in self.findings(sub) if f.extra.get("replacement") is not None and f.page is None]
+            found = [f for f in self.findings(sub) if f.redactable and f.page is None]
             reds = self._to_fixed_point(sub, _non_overlapping(found), rel,
                                         lambda text, region=region: body_document(region, text, rel))
             fp.bodies.append(BodyPlan(region, reds))
@@ -282,12 +284,12 @@ class Redactor:
                 return redactions
             extra = []
             for f in self.findings(again):
-                if f.extra.get("replacement") is None or f.page is not None:
+                if not f.redactable or f.page is not None:
                     continue
                 start, end = map_back(f.start, f.end, edits)
                 if start is None:
                     continue
-                extra.append(Redaction(start, end, f.entity or "", f.extra["replacement"], f.rule_id))
+                extra.append(Redaction(start, end, f.entity or "", f.replacement, f.rule_id))
             if not extra:
                 return redactions
             merged = sorted(redactions + extra, key=lambda r: (r.start, -(r.end - r.start)))
@@ -304,7 +306,7 @@ class Redactor:
     # --- writing ----------------------------------------------------------------------------------------
 
     def write(self, plan: RedactPlan, provenance: str = "sha256") -> None:
-        key = _provenance_key(provenance)
+        key = provenance_key(provenance)
         for root in sorted({fp.root for fp in plan.files if fp.root is not None}):
             remove_stale_temps(root)      # temporary files of a killed run: their targets were never touched
         staged: list[tuple[FilePlan, bytes, bytes]] = []
@@ -327,8 +329,8 @@ class Redactor:
                     atomic_write_bytes(fp.file, new_bytes)
                     plan.written.append(fp.path)
                 continue
-            journal = {fp.path: {"old": _sha(original), "new": _sha(new_bytes),
-                                 "original": _original_digest(original, key),
+            journal = {fp.path: {"old": sha(original), "new": sha(new_bytes),
+                                 "original": original_digest(original, key),
                                  "algorithm": "hmac-sha256" if key else "sha256",
                                  "truncated": fp.truncate}
                        for fp, original, new_bytes in items}
@@ -355,81 +357,14 @@ class Redactor:
             again = load_bytes(new_bytes, fp.path)
         except LoadError as exc:
             return f"redacted file would not load ({exc.message}); not written"
-        left = [f for f in self.findings(again) if f.extra.get("replacement") is not None and f.page is None]
+        left = [f for f in self.findings(again) if f.redactable and f.page is None]
         if left:
             return (f"a rescan of the redacted file still finds {len(left)} datum(s) "
                     f"({', '.join(sorted({f.entity for f in left}))}); not written")
         return None
 
 
-def finish_journal(root: Path) -> list[str]:
-    """Bring the manifest in line with the files a (possibly interrupted) redaction wrote; remove the journal."""
-    path = root / JOURNAL
-    if not path.exists():
-        return []
-    manifest_path = root / MANIFEST
-    try:
-        journal = jsonsafe.read_json(path)
-        manifest = jsonsafe.read_json(manifest_path)
-    except (OSError, ValueError) as exc:
-        raise RedactError(f"{root}: cannot finish an interrupted redaction: {exc}; restore manifest.json and "
-                          f"{JOURNAL} from version control, or remove {JOURNAL} and re-run") from None
-    if not isinstance(journal, dict) or not isinstance(manifest, dict) or not isinstance(manifest.get("files", {}), dict):
-        raise RedactError(f"{root}: {JOURNAL} or manifest.json is not what a redaction writes: restore them from "
-                          f"version control, or remove {JOURNAL} and re-run")
-    files = manifest.setdefault("files", {})
-    done = []
-    for rel, rec in journal.items():
-        if unsafe_reason(root, rel) or not isinstance(rec, dict) or not all(
-                isinstance(rec.get(k), str) for k in ("new", "original", "algorithm")):
-            continue               # a journal entry pointing out of the tree, or edited by hand: never used
-        target = root / rel
-        if not target.is_file():
-            continue
-        current = _sha(target.read_bytes())
-        if current != rec["new"]:
-            continue               # the interrupted run never replaced this file: it is planned again
-        entry = files.get(rel)
-        if not isinstance(entry, dict):
-            continue
-        listed_original = entry.get("sha256_original")
-        if not listed_original or listed_original == entry.get("sha256"):
-            # first redaction of this file: the body before it is the original
-            entry["sha256_original"] = rec["original"]
-            if rec["algorithm"] != "sha256":
-                entry["sha256_original_algorithm"] = rec["algorithm"]
-        # else: an earlier redaction already recorded the original; the body before this one is not it
-        entry["sha256"] = rec["new"]
-        if rec.get("truncated"):
-            entry["truncated"] = True
-        done.append(rel)
-    manifest["files"] = {k: files[k] for k in sorted(files)}
-    atomic_write_text(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-    path.unlink()
-    return done
-
-
 # --- helpers ------------------------------------------------------------------------------------------
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _provenance_key(provenance: str) -> bytes | None:
-    if provenance == "sha256":
-        return None
-    value = os.environ.get(PROVENANCE_KEY_ENV, "")
-    if len(value) < 16:
-        raise RedactError(f"--provenance hmac needs a key of at least 16 characters in ${PROVENANCE_KEY_ENV} "
-                          "(never commit it)")
-    return value.encode("utf-8")
-
-
-def _original_digest(original: bytes, key: bytes | None) -> str:
-    if key is None:
-        return _sha(original)
-    return hmac.new(key, original, hashlib.sha256).hexdigest()
-
 
 def _manifest_entry(root: Path, rel: str) -> dict | None:
     try:
@@ -445,7 +380,7 @@ def _non_overlapping(findings: list[Finding]) -> list[Redaction]:
     for f in sorted(findings, key=lambda f: (f.start, -(f.end - f.start))):
         if out and f.start < out[-1].end:
             continue
-        out.append(Redaction(f.start, f.end, f.entity or "", f.extra["replacement"], f.rule_id))
+        out.append(Redaction(f.start, f.end, f.entity or "", f.replacement, f.rule_id))
     return out
 
 
@@ -463,7 +398,7 @@ def _apply(doc: Document, redactions: list[Redaction], cut: int | None, bodies=(
         pieces.append(text[pos:])
         return "".join(pieces)
     head = "".join(pieces) + text[pos:max(pos, cut)]
-    return head + _truncation_tail(doc, cut)
+    return head + truncation_tail(doc, cut)
 
 
 def _encode_like(doc: Document, text: str, original: bytes) -> bytes:
@@ -476,147 +411,3 @@ def _encode_like(doc: Document, text: str, original: bytes) -> bytes:
     return data
 
 
-# --- truncation (spec §3: first relevant block + 2 KB of context) ---------------------------------------
-
-def _truncation_point(doc: Document, root: Path | None, rel: str) -> int | None:
-    """Where a large body is cut: after the first relevant block plus 2 KB of context.
-
-    The first relevant block is, in order: the span of the earliest expected observation citing this file; the
-    first paragraph-sized (≥ 200 characters) visible text; the first visible text at all. In an HTTP envelope the
-    cut stays inside the body string so the envelope remains valid JSON.
-    """
-    block_end = None
-    if root is not None:
-        spans = [s for s in _observations(root) if s[1] == rel]
-        offsets = []
-        for _, _, span_text, _ in spans:
-            try:
-                span = parse_span(span_text)
-            except SpanError:
-                continue
-            if span.kind == "offset":
-                offsets.append(span.end)
-        if offsets:
-            block_end = min(offsets)
-    if block_end is None:
-        visible = [u for u in doc.units if u.channel in (Channel.VISIBLE_TEXT, Channel.JSON_STRING, Channel.PLAIN_TEXT)]
-        long = [u for u in visible if len(u.text.strip()) >= 200]
-        unit = long[0] if long else (visible[0] if visible else None)
-        block_end = unit.end if unit is not None else 0
-    cut = block_end + CONTEXT_CHARS
-    body = _body_span(doc)
-    if body is not None:
-        b_start, b_end = body
-        cut = max(min(cut, b_end), b_start)
-        cut = _safe_json_cut(doc.text, b_start, cut)
-    return cut if cut < len(doc.text) else None
-
-
-def _body_span(doc: Document) -> tuple[int, int] | None:
-    """The span of an HTTP envelope's string body in the file, if the file is one."""
-    if doc.kind != "http":
-        return None
-    from scanner.loaders.json_positions import iter_strings
-
-    for s in iter_strings(doc.text):
-        if not s.is_key and s.pointer.endswith(("/response/body", "/content/text")):
-            return s.start, s.end
-    return None
-
-
-def _safe_json_cut(text: str, start: int, cut: int) -> int:
-    """Move a cut back so it does not split a JSON escape sequence."""
-    i = cut
-    while i > start:
-        back = text.rfind("\\", max(start, i - 6), i)
-        if back < 0:
-            break
-        # an escape starting at `back` spans 2 chars, or 6 for \\uXXXX
-        length = 6 if text.startswith("\\u", back) else 2
-        if back + length > i:
-            i = back
-            continue
-        break
-    return i
-
-
-def _truncation_tail(doc: Document, cut: int) -> str:
-    """What follows the cut: the rest of the envelope after its body string, or nothing."""
-    body = _body_span(doc)
-    if body is not None and body[0] <= cut <= body[1]:
-        return doc.text[body[1]:]
-    return ""
-
-
-# --- expected observations ----------------------------------------------------------------------------
-
-def _observations(root: Path):
-    """(file, artifact, span, text) of every observation under _shared/expected/."""
-    folder = root / SHARED_DIR / "expected"
-    if not folder.is_dir():
-        return []
-    out = []
-    for path in sorted(folder.glob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            continue
-        for obs in data.get("observations", []) if isinstance(data, dict) else []:
-            if isinstance(obs, dict) and {"artifact", "span", "text"} <= obs.keys():
-                out.append((f"{path.relative_to(root).as_posix()}#{obs.get('id', '?')}", obs["artifact"],
-                            obs["span"], obs["text"]))
-    return out
-
-
-def _invalidated_spans(root: Path, rel: str, new_text: str) -> list[str]:
-    out = []
-    for ref, artifact, span_text, expected in _observations(root):
-        if artifact != rel:
-            continue
-        try:
-            span = parse_span(span_text)
-        except SpanError:
-            out.append(ref)
-            continue
-        if span.kind == "page":
-            continue
-        got = apply_span(span, source_text=new_text)
-        if got is None or normalise_ws(got) != normalise_ws(expected):
-            out.append(ref)
-    return out
-
-
-def format_text(plan: RedactPlan, wrote: bool) -> str:
-    from scanner.scrub import shown, shown_path
-    from scanner.terminal import safe
-
-    lines = []
-    for fp in plan.files:
-        if not (fp.changes or fp.unredactable or fp.spans_invalidated):
-            continue
-        ents: dict[str, int] = {}
-        for r, _ in fp.all_redactions():
-            ents[r.entity] = ents.get(r.entity, 0) + 1
-        what = ", ".join(f"{n} {e}" for e, n in sorted(ents.items())) or "nothing to replace"
-        lines.append(f"{shown_path(fp.path)}: {safe(what)}" + (f"; truncate at {fp.truncate_at}" if fp.truncate else ""))
-        for r, body in fp.all_redactions():
-            where = (f"{body.region.start}-{body.region.end} {safe(body.region.container)}[{r.start}-{r.end}]"
-                     if body is not None else f"{r.start}-{r.end}")
-            lines.append(f"  {where} {safe(r.entity)} -> {safe(r.replacement)} ({safe(r.rule_id)})")
-        for s in fp.spans_invalidated:
-            lines.append(f"  span invalidated: {shown_path(s)} (re-capture the expected file; never adjust the span by hand)")
-        for u in fp.unredactable:
-            lines.append(f"  not redacted: {shown(u)}")
-        for w in fp.warnings:
-            lines.append(f"  warning: {shown(w)}")
-    for e in plan.errors:
-        lines.append(f"{shown_path(e['path'])}: error: {safe(e['code'])}: {shown(e['message'])}")
-    n = sum(len(fp.all_redactions()) for fp in plan.files)
-    files = sum(1 for fp in plan.files if fp.changes)
-    verb = "redacted" if wrote else "to redact"
-    if files and not wrote:
-        lines.append("run `centinela redact --write` on these paths to apply the plan (it updates manifest.json)")
-    lines.append(f"{n} value(s) {verb} in {files} file(s) of {len(plan.files)} checked"
-                 + (f"; {len(plan.written)} written" if wrote else "")
-                 + (f"; {len(plan.errors)} could not be read" if plan.errors else ""))
-    return "\n".join(lines)

@@ -217,7 +217,7 @@ def _scrub_text(text: str, kinds: tuple[str, ...], as_url: bool | None = None) -
     spans = _secret_spans(text, url) if secret else []
     if pii:
         for f in _DETECTORS.pii().scan(_document(text, url)):
-            if f.extra.get("replacement") is not None:       # what `redact` removes; kept data stay
+            if f.redactable:       # what `redact` removes; kept data stay
                 spans.append((f.start, f.end, _pii_mask(text[f.start:f.end], f.entity)))
     out = _replace(text, spans) if spans else text
     if not url and "pii" in kinds and "secret" in kinds:

@@ -122,3 +122,26 @@ class LineIndex:
     @property
     def line_count(self) -> int:
         return len(self._starts)
+
+
+@dataclass
+class SourceText:
+    """What the pipeline keeps of a scanned file for its outputs, so that none of them reads the file again.
+
+    `text` is the decoded text the loader built the document from (`Document.text`: every finding's offsets
+    index it), None for a PDF; `github` is the file's bytes as GitHub's upload action reads them (UTF-8, U+FFFD
+    per invalid sequence, BOM kept: the text of SARIF line hashes), None when no output needs it. Both are
+    often the same string object. The line index is built once, on first use, and shared by every output."""
+
+    text: str | None
+    github: str | None = None
+    _index: LineIndex | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def index(self) -> LineIndex | None:
+        if self._index is None and self.text is not None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+    def __getstate__(self):                      # sent from a worker: the index is rebuilt where it is used
+        return {"text": self.text, "github": self.github, "_index": None}

@@ -45,11 +45,12 @@ def dump_dom(page: Path, proxy_port: int | None = None, budget_ms: int = 4000, b
 
 def render_tree(tree: Path) -> str:
     from scanner.budget import Budget
+    from scanner.pipeline.run import scan_paths
     from scanner.review.render import render_review, rule_names
     from scanner.scan import Scanner
 
     scanner = Scanner(review=True)
-    result = scanner.scan([tree], budget=Budget())
+    result = scan_paths(scanner, [tree], budget=Budget())
     return render_review(result, rule_names(scanner))
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from conftest import EXAMPLE_TREE, REPO
-from scanner.contain import UntrustedText, is_contained, payload_escapes, render_untrusted
+from scanner.untrusted import UntrustedText, is_contained, payload_escapes, render_untrusted
 from scanner.corpus import entry_bytes, read_entries, EXT
 from scanner.loaders import load_bytes
 from scanner.scan import Scanner

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from scanner import doccache
 from scanner.loaders import load_bytes
 from scanner.redact import Redactor
 from scanner.secrets.detect import SecretScanner
-from tests.conftest import EXAMPLE_TREE, REPO
 
 PAGE = b"<html><body><p>Escribe a juan.perez.lopez@gmail.com o llama al 33 1234 5678.</p></body></html>"
 
@@ -43,15 +40,3 @@ def test_scans_run_once_and_hand_out_copies():
 
 def test_other_rule_dirs_are_another_scanner(tmp_path):
     assert SecretScanner().cache_token() != SecretScanner(extra_rule_dirs=(tmp_path,)).cache_token()
-
-
-def test_check_outputs_identical_with_the_cache(tmp_path, monkeypatch):
-    from scanner.check import _run_check, run_check
-
-    run = REPO / "fixtures" / "example-run"
-    cached = run_check(EXAMPLE_TREE, tmp_path / "a", REPO, run_dir=run)
-    plain = _run_check(EXAMPLE_TREE, tmp_path / "b", REPO, "centinela", run)
-    assert cached.to_json()["parts"] == plain.to_json()["parts"]
-    for name in ("scan.json", "scan.sarif", "redact-plan.json", "manifest-verify.json", "report.json"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
-    json.loads((tmp_path / "a" / "check.json").read_text())

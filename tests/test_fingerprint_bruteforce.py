@@ -274,14 +274,15 @@ def test_the_key_comes_from_a_file_outside_the_repository(repo, tmp_path, monkey
 def _old_files(repo: Path, keyed: bool):
     """A baseline and an allowlist as centinela 0.1.0 wrote them for this page: the injection under the
     unchanged scheme, the phone under the old plain datum digest (or its HMAC, when keyed)."""
+    from scanner.pipeline.run import scan_paths
     from scanner.scan import Scanner
-    from scanner.suppress import SourceFiles
+    from scanner.suppress import RepoPaths
 
-    result = Scanner().scan([repo / "fx"])
-    files = SourceFiles(repo, result.roots)
+    result = scan_paths(Scanner(), [repo / "fx"])
+    paths = RepoPaths(repo, result.roots)
     rows = []
     for f in result.findings:
-        rel = files.path_of(f.path)
+        rel = paths.path_of(f.path)
         if f.kind == "pii":
             fp = keyed_fingerprint(f.rule_id, rel, PAGE[f.start:f.end], KEY.encode()) if keyed else \
                 legacy_fingerprint(f, rel, PAGE)

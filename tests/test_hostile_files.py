@@ -17,6 +17,7 @@ from scanner.budget import Budget
 from scanner.loaders import load_bytes, load_path
 from scanner.scan import Scanner
 from scanner.units import LoadError
+from scanner.pipeline.run import scan_paths
 
 GOOD = "<html><body><p>Contacto: juan.perez.lopez@gmail.com</p></body></html>"
 
@@ -83,7 +84,7 @@ def test_a_file_that_disappears_during_the_scan(tmp_path):
     for budget in (None, Budget()):          # in this process, and in a worker
         if not (tmp_path / "b.html").exists():
             (tmp_path / "b.html").write_text(GOOD)
-        result = Scanner(("secret",)).scan([tmp_path], progress=delete_b_after_a, budget=budget)
+        result = scan_paths(Scanner(("secret",)), [tmp_path], progress=delete_b_after_a, budget=budget)
         assert [(e["path"], e["code"]) for e in result.errors] == [("b.html", "missing")]
         assert result.files_scanned == 3
 

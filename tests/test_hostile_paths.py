@@ -14,6 +14,7 @@ import pytest
 
 from scanner.cli import main
 from scanner.scan import Scanner
+from scanner.pipeline.run import scan_paths
 from treefactory import build_tree, write_json
 
 SECRET = "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"
@@ -51,7 +52,7 @@ def _errors(result) -> dict:
 
 def test_scan_of_a_tree_refuses_a_symlink_out_of_it(escape):
     tree, _ = escape
-    result = Scanner(("secret", "injection")).scan([tree])
+    result = scan_paths(Scanner(("secret", "injection")), [tree])
     errors = _errors(result)
     assert errors["_shared/html/link-out.html"] == ("path_outside_root",
                                                     "not read: resolves outside the fixture tree (symlink)")
@@ -79,12 +80,12 @@ def test_outside_any_tree_the_scanned_folder_is_the_boundary(tmp_path):
     (folder / "inner.json").write_text(json.dumps({"api_key": SECRET}), encoding="utf-8")
     (folder / "sub").mkdir()
     (folder / "sub" / "link-inside.json").symlink_to(folder / "inner.json")
-    result = Scanner(("secret",)).scan([folder])
+    result = scan_paths(Scanner(("secret",)), [folder])
     assert _errors(result) == {"link.json": ("path_outside_root",
                                              "not read: resolves outside the scanned folder (symlink)")}
     assert sorted({f.path for f in result.findings}) == ["inner.json", "sub/link-inside.json"]
     # an explicit file outside any tree is read where its link leads, under the name given
-    explicit = Scanner(("secret",)).scan([folder / "link.json"])
+    explicit = scan_paths(Scanner(("secret",)), [folder / "link.json"])
     assert explicit.errors == [] and {f.path for f in explicit.findings} == {str(folder / "link.json")}
 
 

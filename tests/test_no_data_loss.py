@@ -22,6 +22,7 @@ from scanner.atomic import stale_temps
 from scanner.fixtures.update import update_manifest
 from scanner.fixtures.verify import verify_tree
 from scanner.redact import JOURNAL, Redactor, finish_journal
+from scanner.pipeline.run import plan_redactions
 from treefactory import build_tree, edit_manifest, envelope, read_manifest, sha, write_json
 
 HERE = Path(__file__).resolve().parent
@@ -74,7 +75,7 @@ def check_after_kill(root: Path, before: dict, after: dict) -> None:
 def second_run_completes(root: Path, before: dict, after: dict) -> None:
     finish_journal(root)                                           # what `redact --write` does first
     redactor = Redactor(("secret",))
-    plan = redactor.plan([root])
+    plan = plan_redactions([root], redactor)
     redactor.write(plan)
     manifest = read_manifest(root)["files"]
     for rel in LEAKY:

@@ -19,6 +19,7 @@ from scanner.fixtures.tree import infer_class, recorded_capture_time
 from scanner.loaders import is_scannable, load_bytes, load_path
 from scanner.scan import Scanner
 from scanner.units import Channel, LoadError
+from scanner.pipeline.run import scan_paths
 
 DATA = Path(__file__).parent / "data" / "recordings"
 REAL = sorted(p for sub in ("vcrpy", "pytest-recording", "pollyjs", "nock") for p in (DATA / sub).iterdir()
@@ -184,7 +185,7 @@ def test_header_units_and_channels_per_format():
 # --- scanning -----------------------------------------------------------------------------------------------
 
 def test_cookies_in_real_polly_and_nock_recordings_are_found():
-    result = Scanner(kinds=("secret",)).scan([DATA / "pollyjs", DATA / "nock"])
+    result = scan_paths(Scanner(kinds=("secret",)), [DATA / "pollyjs", DATA / "nock"])
     got = sorted((f.path, f.rule_id, f.locator) for f in result.findings)
     assert got == [
         ("filtered_by_id_requests.json", "SEC003", "/0/headers/set-cookie/0"),
@@ -198,7 +199,7 @@ def test_cookies_in_real_polly_and_nock_recordings_are_found():
 
 @pytest.mark.parametrize("name", ["cassette.yaml", "recording.har", "nock.json"])
 def test_written_recordings_hold_every_kind_of_datum(name):
-    result = Scanner(kinds=("secret", "pii")).scan([DATA / "written" / name])
+    result = scan_paths(Scanner(kinds=("secret", "pii")), [DATA / "written" / name])
     entities = {f.entity for f in result.findings}
     assert {"AUTH_HEADER", "COOKIE", "EMAIL_PERSONAL"} <= entities, entities
     # a datum inside a compressed or base64 body is reported where the stored body is
@@ -211,7 +212,7 @@ def test_only_cassettes_among_yaml_files_are_scanned(tmp_path):
     (tmp_path / "cases.yaml").write_text("cases:\n- id: gs-001\n  contact: maria.lopez@gmail.com\n")
     (tmp_path / "cassette.yml").write_bytes((DATA / "vcrpy" / "new_cassette.yaml").read_bytes())
     assert not is_scannable(tmp_path / "cases.yaml") and is_scannable(tmp_path / "cassette.yml")
-    result = Scanner(kinds=("pii",)).scan([tmp_path])
+    result = scan_paths(Scanner(kinds=("pii",)), [tmp_path])
     assert [d["path"] for d in result.documents] == ["cassette.yml"]
     assert load_path(tmp_path / "cases.yaml").kind == "text"      # named explicitly: read as text, as before
 

@@ -21,6 +21,8 @@ from scanner.redact_edits import plan_edits
 from scanner.scan import Scanner
 from scanner.serve import ServerThread, build_server
 from scanner.units import Document
+from scanner.pipeline.run import scan_paths
+from scanner.pipeline.run import plan_redactions
 
 DATA = Path(__file__).parent / "data" / "recordings"
 FORMATS = {"cassette.yaml": "vcr", "recording.har": "har", "nock.json": "nock"}
@@ -77,7 +79,7 @@ def check_redacted(root: Path, secrets, before: dict[str, str]) -> None:
         same_layout(before[name], after, path)
         assert "REDACTED" in after and "redacted@example.test" in seen
     # it re-loads, and a rescan finds nothing left to redact
-    left = Scanner(kinds=("secret", "pii")).scan([root / "tavily"])
+    left = scan_paths(Scanner(kinds=("secret", "pii")), [root / "tavily"])
     assert not result_errors(left) and not [f for f in left.active() if f.extra.get("replacement") is not None]
 
 
@@ -131,7 +133,7 @@ def test_unseen_cassette_har_and_nock_files_are_redacted_in_their_own_format_and
     root = make_tree(tmp_path, files)
     before = {name: (root / "tavily" / "search" / name).read_text(encoding="utf-8") for name in FORMATS}
     redactor = Redactor()
-    plan = redactor.plan([root])
+    plan = plan_redactions([root], redactor)
     assert {fp.path for fp in plan.files if fp.changes} == {f"tavily/search/{n}" for n in FORMATS}
     assert not [fp.unredactable for fp in plan.files if fp.unredactable]
     redactor.write(plan)
@@ -151,7 +153,7 @@ def test_written_recordings_redacted_and_replayed(tmp_path, loopback):
     assert generated == files                       # the committed files are the factory's (PROVENANCE.md)
     root = make_tree(tmp_path, files)
     redactor = Redactor()
-    plan = redactor.plan([root])
+    plan = plan_redactions([root], redactor)
     plan_json = json.dumps(plan.to_json())
     for datum in secrets.all():
         assert datum not in plan_json               # the plan never shows a datum
@@ -172,7 +174,7 @@ def test_vcr_yaml_styles_are_kept_and_only_the_datum_changes(tmp_path):
 
     cassette = (DATA / "written" / "cassette.yaml").read_text()
     root = make_tree(tmp_path, {"cassette.yaml": cassette})
-    Redactor().write(Redactor().plan([root]))
+    Redactor().write(plan_redactions([root], Redactor()))
     after = (root / "tavily" / "search" / "cassette.yaml").read_text()
     old, new = scalars(cassette), scalars(after)
     assert old.keys() == new.keys()
@@ -227,7 +229,7 @@ def test_real_polly_and_nock_recordings_are_redacted(tmp_path):
     (root / "p").mkdir(parents=True)
     for n, c in files.items():
         (root / "p" / n).write_text(c)
-    plan = Redactor().plan([root])
+    plan = plan_redactions([root], Redactor())
     Redactor().write(plan)
     har = json.loads((root / "p" / "jest-node-fetch-should-return-post.har").read_text())
     res = har["log"]["entries"][0]["response"]
@@ -243,7 +245,7 @@ def _redact_one(tmp_path: Path, name: str, content: str) -> Path:
     (root / "acme" / "fetch").mkdir(parents=True)
     path = root / "acme" / "fetch" / name
     path.write_text(content, encoding="utf-8")
-    plan = Redactor().plan([root])
+    plan = plan_redactions([root], Redactor())
     assert plan.files and not plan.files[0].unredactable, [fp.unredactable for fp in plan.files]
     Redactor().write(plan)
     assert [Path(w).name for w in plan.written] == [name]

@@ -13,6 +13,7 @@ import pytest
 from scanner import redact as redact_mod
 from scanner.fixtures.verify import verify_tree
 from scanner.redact import JOURNAL, Redactor
+from scanner.pipeline.run import plan_redactions
 from treefactory import build_tree, edit_manifest, read_manifest, sha, write_json
 
 SECRET = "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"
@@ -167,7 +168,7 @@ def test_interrupted_write_is_finished_by_the_next_run(tree, monkeypatch):
 
     monkeypatch.setattr(redact_mod, "finish_journal", crash)
     redactor = Redactor()
-    plan = redactor.plan([tree])
+    plan = plan_redactions([tree], redactor)
     with pytest.raises(KeyboardInterrupt):
         redactor.write(plan)
     assert (tree / JOURNAL).exists()

@@ -28,6 +28,7 @@ from scanner.review.render import CHANNEL_LABEL, CSP, CSS, render_review, rule_n
 from scanner.review.text import describe, pieces
 from scanner.review.text import html as html_text
 from scanner.scan import Scanner
+from scanner.pipeline.run import scan_paths
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install -y chromium)")
@@ -58,7 +59,7 @@ def scan(paths, kinds=("injection", "secret", "pii"), learned=True):
     scanner = Scanner(kinds, review=True)
     if not learned:
         lexicon_only(scanner)
-    return scanner, scanner.scan([Path(p) for p in paths])
+    return scanner, scan_paths(scanner, [Path(p) for p in paths])
 
 
 def page_of(paths, kinds=("injection", "secret", "pii")) -> str:
@@ -644,7 +645,7 @@ def test_budgets_do_not_lose_views(tmp_path):
     """With the per-file budgets on, files are scanned in worker processes: their views come back too."""
     tree = masked_tree(tmp_path)
     scanner = Scanner(review=True)
-    result = scanner.scan([tree], budget=Budget(), jobs=2)
+    result = scan_paths(scanner, [tree], budget=Budget(), jobs=2)
     assert sorted(result.views) == ["contacto.html", "gs-001.json"]
 
 

@@ -13,9 +13,10 @@ import time
 
 import pytest
 
-import scanner.scan as scan_module
+import scanner.pipeline.files as files_module
 from scanner.budget import Budget
 from scanner.scan import Scanner
+from scanner.pipeline.run import scan_paths
 
 PAGE = "<html><body><p>Contacto: juan.perez.lopez@gmail.com</p></body></html>"
 
@@ -29,10 +30,10 @@ def tree(tmp_path):
 
 @pytest.fixture
 def misbehaving(monkeypatch):
-    real = scan_module.load_path
+    real = files_module.load_bytes
 
-    def load(path, display=None, max_bytes=None):
-        name = os.path.basename(str(path))
+    def load(data, display):
+        name = os.path.basename(display)
         if name == "slow.html":
             time.sleep(3600)
         if name == "fat.html":
@@ -40,9 +41,9 @@ def misbehaving(monkeypatch):
             hog[-1] = 1
         if name == "dies.html":
             os.kill(os.getpid(), signal.SIGSEGV)
-        return real(path, display, max_bytes)
+        return real(data, display)
 
-    monkeypatch.setattr(scan_module, "load_path", load)
+    monkeypatch.setattr(files_module, "load_bytes", load)
 
 
 def errors_of(result):
@@ -51,7 +52,7 @@ def errors_of(result):
 
 def test_time_memory_and_crash_are_per_file_errors(tree, misbehaving):
     started = time.monotonic()
-    result = Scanner(("secret", "pii")).scan([tree], budget=Budget(max_file_seconds=2, max_memory_mb=256))
+    result = scan_paths(Scanner(("secret", "pii")), [tree], budget=Budget(max_file_seconds=2, max_memory_mb=256))
     elapsed = time.monotonic() - started
     assert errors_of(result) == {
         "slow.html": ("timeout", "took longer than 2 s (--max-file-seconds): not scanned"),
@@ -64,25 +65,25 @@ def test_time_memory_and_crash_are_per_file_errors(tree, misbehaving):
 
 
 def test_with_several_workers_too(tree, misbehaving):
-    result = Scanner(("secret",)).scan([tree], jobs=3, budget=Budget(max_file_seconds=2, max_memory_mb=256))
+    result = scan_paths(Scanner(("secret",)), [tree], jobs=3, budget=Budget(max_file_seconds=2, max_memory_mb=256))
     assert {p: c for p, (c, _) in errors_of(result).items()} == {"slow.html": "timeout", "fat.html": "memory",
                                                                  "dies.html": "crashed"}
 
 
 def test_no_budget_and_one_job_scans_in_this_process(tree, monkeypatch, tmp_path_factory):
     log = tmp_path_factory.mktemp("pids") / "pids"
-    real = scan_module.load_path
+    real = files_module.load_bytes
 
-    def load(path, display=None, max_bytes=None):
+    def load(data, display):
         with open(log, "a") as fh:          # a worker's memory is its own: tell the parent through a file
             fh.write(f"{os.getpid()}\n")
-        return real(path, display, max_bytes)
+        return real(data, display)
 
-    monkeypatch.setattr(scan_module, "load_path", load)
-    Scanner(("secret",)).scan([tree], budget=Budget(max_file_seconds=0, max_memory_mb=0))
+    monkeypatch.setattr(files_module, "load_bytes", load)
+    scan_paths(Scanner(("secret",)), [tree], budget=Budget(max_file_seconds=0, max_memory_mb=0))
     assert set(log.read_text().split()) == {str(os.getpid())}
     log.unlink()
-    Scanner(("secret",)).scan([tree], budget=Budget())
+    scan_paths(Scanner(("secret",)), [tree], budget=Budget())
     pids = set(log.read_text().split())
     assert len(pids) == 1 and str(os.getpid()) not in pids
 

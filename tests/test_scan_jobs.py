@@ -11,7 +11,9 @@ import pytest
 
 from conftest import EXAMPLE_TREE
 from scanner.budget import Budget
-from scanner.scan import Scanner, collect_targets
+from scanner.pipeline.run import scan_paths
+from scanner.pipeline.targets import collect_targets
+from scanner.scan import Scanner
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +44,8 @@ def test_jobs_n_output_is_identical_to_jobs_1(mixed_tree, fmt):
 
 def test_workers_and_one_process_agree(mixed_tree):
     scanner = Scanner()
-    in_process = scanner.scan([mixed_tree], budget=Budget(max_file_seconds=0, max_memory_mb=0)).to_json()
-    workers = scanner.scan([mixed_tree], jobs=2, budget=Budget()).to_json()
+    in_process = scan_paths(scanner, [mixed_tree], budget=Budget(max_file_seconds=0, max_memory_mb=0)).to_json()
+    workers = scan_paths(scanner, [mixed_tree], jobs=2, budget=Budget()).to_json()
     assert in_process == workers
     assert in_process["findings"] and {e["path"] for e in in_process["errors"]} >= {"bad.json", "broken.pdf", "empty.json"}
     # The order is the files' order (a sorted walk), not the order in which workers finished.

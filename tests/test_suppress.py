@@ -1,4 +1,4 @@
-"""Suppressions: inline HTML directives, the allowlist file, the baseline (scanner/suppress.py).
+"""Suppressions: inline HTML directives, the allowlist file, the baseline (scanner/suppress/).
 
 Each mechanism must suppress exactly what it names and nothing else, never store a datum, and never let
 recorded web content switch off its own injection finding.
@@ -15,9 +15,11 @@ import pytest
 
 from scanner.findings import Finding
 from scanner.fingerprint import FINGERPRINT_KEY, finding_fingerprint
+from scanner.pipeline.run import scan_paths
+from scanner.sarif import rule_metas
 from scanner.scan import Scanner
 from scanner.suppress import (
-    SourceFiles, SuppressionError, apply_suppressions, baseline_json, fingerprint_key_from_env, load_allowlist,
+    RepoPaths, SuppressionError, apply_suppressions, baseline_json, fingerprint_key_from_env, load_allowlist,
     load_baseline, parse_allowlist, parse_inline, unsuppressed, write_baseline,
 )
 
@@ -40,10 +42,18 @@ def write(root: Path, rel: str, text: str) -> Path:
     return p
 
 
+class Files:
+    """`path_of` relative to `root` as the repo root, and `text_of` from the texts the scan kept."""
+
+    def __init__(self, root: Path, result):
+        self.path_of = RepoPaths(root, result.roots).path_of
+        self.text_of = result.text_of
+
+
 def scan(root: Path, target: Path | None = None):
-    """Scan `target` (default: the tree at root); path_of/text_of relative to `root` as the repo root."""
-    result = SCANNER.scan([target or root])
-    return result, SourceFiles(root, result.roots)
+    """Scan `target` (default: the tree at root)."""
+    result = scan_paths(SCANNER, [target or root])
+    return result, Files(root, result)
 
 
 def apply(result, files, **kw):
@@ -57,11 +67,10 @@ def by_rule(findings, rule_id):
 
 
 def kind_of(f: Finding):
-    s = f.extra.get("suppressed")
-    return s["kind"] if s else None
+    return f.suppression.kind if f.suppression else None
 
 
-def fp_of(f: Finding, files: SourceFiles) -> str:
+def fp_of(f: Finding, files: Files) -> str:
     return finding_fingerprint(f, files.path_of(f.path), files.text_of(f.path))
 
 
@@ -140,7 +149,7 @@ def test_inline_same_line_and_next_non_blank_line(tmp_path):
     result, files = scan(tmp_path)
     report = apply(result, files)
     assert [kind_of(f) for f in by_rule(result.findings, "SEC018")] == ["inline"]
-    assert by_rule(result.findings, "SEC018")[0].extra["suppressed"]["justification"] == \
+    assert by_rule(result.findings, "SEC018")[0].suppression.justification == \
         "the provider's documented sample token"
     assert [kind_of(f) for f in by_rule(result.findings, "SEC019")] == [None]
     assert [kind_of(f) for f in by_rule(result.findings, "PII001")] == ["inline", None]
@@ -204,7 +213,7 @@ def test_injection_is_suppressible_through_the_allowlist(tmp_path):
                                              "reviewer": "@alice"}]), "allow.yaml")
     report = apply(result, files, allowlist=allow)
     assert kind_of(inj) == "allowlist" and report.counts["allowlist"] == 1
-    assert inj.extra["suppressed"]["justification"] == "golden-set sample (reviewed by @alice)"
+    assert inj.suppression.justification == "golden-set sample (reviewed by @alice)"
 
 
 def test_unused_directive_in_a_file_without_findings_is_reported(tmp_path):
@@ -305,7 +314,7 @@ def test_allowlist_expiry(json_tree):
     allow = parse_allowlist(allowlist_yaml([_entry(sec, files, expires="2025-06-01")]), "allow.yaml")
     report = apply(result, files, allowlist=allow, today=dt.date(2025, 5, 31))
     assert kind_of(sec) == "allowlist" and report.warnings == []
-    assert "until 2025-06-01" in sec.extra["suppressed"]["justification"]
+    assert "until 2025-06-01" in sec.suppression.justification
     report = apply(result, files, allowlist=allow, today=dt.date(2025, 6, 1))
     assert kind_of(sec) is None and report.total == 0
     (w,) = report.warnings
@@ -319,8 +328,8 @@ def test_stale_entry_scoped_to_scanned_files_and_rules(json_tree):
     allow = parse_allowlist(allowlist_yaml([_entry(sec, files, fingerprint="f" * 64)]), "allow.yaml")
     assert [w.code for w in apply(result, files, allowlist=allow).warnings] == ["allowlist-stale"]
     assert apply(result, files, allowlist=allow, active_rules={"PII001"}).warnings == []
-    only_b = SCANNER.scan([root / "fx" / "b.json"])
-    files_b = SourceFiles(root, only_b.roots)
+    only_b = scan_paths(SCANNER, [root / "fx" / "b.json"])
+    files_b = Files(root, only_b)
     assert apply(only_b, files_b, allowlist=allow).warnings == []
 
 
@@ -537,11 +546,11 @@ def test_fingerprints_equal_sarif_and_suppressed_left_out_of_sarif(adopted_tree)
     result, files = scan(adopted_tree)
     (inj,) = [f for f in result.findings if f.kind == "injection" and f.path.endswith(".html")]
     allow = parse_allowlist(allowlist_yaml([_entry(inj, files)]), "allow.yaml")
-    log = build_sarif(result, SCANNER.rule_metas(), repo_root=adopted_tree, scan_root_for=result.roots.get)
+    log = build_sarif(result, rule_metas(SCANNER), repo_root=adopted_tree, scan_root_for=result.roots.get)
     sarif_fps = {r["partialFingerprints"][FINGERPRINT_KEY].split(":")[0] for r in log["runs"][0]["results"]}
     assert {fp_of(f, files) for f in result.findings} == sarif_fps
     apply(result, files, allowlist=allow)
-    log = build_sarif(result, SCANNER.rule_metas(), repo_root=adopted_tree, scan_root_for=result.roots.get)
+    log = build_sarif(result, rule_metas(SCANNER), repo_root=adopted_tree, scan_root_for=result.roots.get)
     assert len(log["runs"][0]["results"]) == len(result.findings) - 1
     assert log["runs"][0]["properties"]["suppressedResultsLeftOut"] == {"allowlist": 1}
 
@@ -553,15 +562,16 @@ def test_fingerprint_key_from_env():
         fingerprint_key_from_env({"CENTINELA_FINGERPRINT_KEY": "short"})
 
 
-def test_source_text_is_the_loaders_text(tmp_path):
-    """text_of decodes HTML without building units: it must equal what the loader (and SARIF) index."""
+def test_kept_text_is_the_loaders_text(tmp_path):
+    """The text the scan keeps for suppressions and SARIF is the loader's (the findings' offsets index it)."""
     from scanner.loaders import load_bytes
 
     data = ('<html><head><meta charset="windows-1252"></head><body>\r\n<p>Peña ' + EMAIL + '</p></body></html>')
     p = tmp_path / "cp.html"
     p.write_bytes(data.encode("cp1252"))
     q = write(tmp_path, "a.json", JSON_TEXT)
-    files = SourceFiles(tmp_path, {"cp.html": tmp_path, "a.json": tmp_path})
-    assert files.text_of("cp.html") == load_bytes(p.read_bytes(), "cp.html").text
-    assert files.text_of("a.json") == load_bytes(q.read_bytes(), "a.json").text
+    result, files = scan(tmp_path)
+    assert result.text_of("cp.html") == load_bytes(p.read_bytes(), "cp.html").text
+    assert result.text_of("a.json") == load_bytes(q.read_bytes(), "a.json").text
+    assert result.sources["cp.html"].github == p.read_bytes().decode("utf-8", "replace")   # what GitHub reads
     assert files.path_of("a.json") == "a.json"

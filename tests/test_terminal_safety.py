@@ -135,7 +135,7 @@ def test_any_string_is_inert_after_the_sanitiser(value):
     assert unsafe_chars(safe_text(value), allowed="\n\t") == []
     text = json_text(json.dumps(value, ensure_ascii=False))
     assert json.loads(text) == value and unsafe_chars(text, allowed="") == []
-    from scanner.cli_score import format_gates
+    from scanner.cli.score import format_gates
     from scanner.score.gates import ALL_GATES
 
     table = format_gates({"providers": {value or "p": {"gates": {"abstention": value}}}, "ranking": [value],

@@ -6,6 +6,7 @@ import os
 import stat
 from pathlib import Path
 
+from scanner.budget import too_large_message
 from scanner.units import Document, LoadError
 
 HTML_EXT = (".html", ".htm", ".xhtml", ".shtml")
@@ -50,6 +51,7 @@ def load_bytes(data: bytes, path: str) -> Document:
 
 
 def _load_bytes(data: bytes, path: str) -> Document:
+    # Each loader is imported on first use: a scan of HTML pages never imports pdfminer or the YAML reader.
     kind = sniff_kind(path, data)
     try:
         if kind == "pdf":
@@ -110,14 +112,17 @@ def check_file(path: Path, display: str, max_bytes: int | None = None) -> int:
     if not stat.S_ISREG(st.st_mode):
         raise LoadError(display, "not a regular file (FIFO, device or socket): not read", code="not_a_file")
     if max_bytes is not None and st.st_size > max_bytes:
-        from scanner.budget import too_large_message
-
         raise LoadError(display, too_large_message(st.st_size, max_bytes / (1024 * 1024)), code="too_large")
     return st.st_size
 
 
 def load_path(path: Path, display: str | None = None, max_bytes: int | None = None) -> Document:
     display = display or str(path)
+    return load_bytes(read_file(path, display, max_bytes), display)
+
+
+def read_file(path: Path, display: str, max_bytes: int | None = None) -> bytes:
+    """The bytes of a file that may be read (`check_file`), at most `max_bytes`; LoadError otherwise."""
     check_file(path, display, max_bytes)
     try:
         with open(path, "rb") as fh:
@@ -127,10 +132,8 @@ def load_path(path: Path, display: str | None = None, max_bytes: int | None = No
     except OSError as exc:
         raise LoadError(display, f"cannot read: {exc.strerror or exc}", code="unreadable") from None
     if max_bytes is not None and len(data) > max_bytes:   # it grew after the check
-        from scanner.budget import too_large_message
-
         raise LoadError(display, too_large_message(len(data), max_bytes / (1024 * 1024)), code="too_large")
-    return load_bytes(data, display)
+    return data
 
 
 def iter_files(paths: list[Path]):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from scanner.contain import VISIBLE_CHANNELS, _unit_range, render_untrusted
+from scanner.untrusted import VISIBLE_CHANNELS, render_untrusted, unit_range
 from scanner.evidence import datum_variants
 from scanner.findings import Finding
 from scanner.injection.engine import _separator
@@ -57,7 +57,7 @@ _REQUEST = re.compile(r"(?:^|/)request(?:/|$)")   # a recorded exchange's reques
 
 def finding_key(f: Finding) -> str:
     """Ties a finding of the scan result to the segments of its document's view."""
-    return "|".join((f.rule_id, str(f.page or 0), str(f.start), str(f.end), str(f.extra.get("container") or "")))
+    return "|".join((f.rule_id, str(f.page or 0), str(f.start), str(f.end), f.container or ""))
 
 
 class ReviewCapture:
@@ -108,7 +108,7 @@ class _SpanIndex:
         groups: dict[tuple, list[Finding]] = {}
         for f in findings:
             if f.end > f.start:
-                groups.setdefault(self._place(f.page, f.extra.get("container")), []).append(f)
+                groups.setdefault(self._place(f.page, f.container), []).append(f)
         for place, group in groups.items():
             group.sort(key=lambda f: (f.start, f.end))
             self.by_place[place] = ([f.start for f in group], group, max(f.end - f.start for f in group))
@@ -189,7 +189,7 @@ def _literal_pattern(literals: list[str]):
 def _source_text(doc: Document, f: Finding) -> str:
     if f.page is None:
         return doc.text[f.start:f.end]
-    container = f.extra.get("container") or ""
+    container = f.container or ""
     for page in doc.pages:
         if page.number == f.page and (getattr(page, "container", "") or "") == container:
             return page.text[f.start:f.end]
@@ -199,7 +199,7 @@ def _source_text(doc: Document, f: Finding) -> str:
 def _overlaps(unit: TextUnit, f: Finding) -> bool:
     if (f.page or None) != (unit.page or None):
         return False
-    if unit.page is not None and (f.extra.get("container") or "") != (unit.container or ""):
+    if unit.page is not None and (f.container or "") != (unit.container or ""):
         return False
     return f.start < unit.end and unit.start < f.end
 
@@ -208,7 +208,7 @@ def _range_in(unit: TextUnit, f: Finding) -> tuple[int, int]:
     """unit.text[i:j] covered by the finding (i == j when it does not reach the unit)."""
     if not _overlaps(unit, f):
         return 0, 0
-    return _unit_range(unit, max(f.start, unit.start), min(f.end, unit.end))
+    return unit_range(unit, max(f.start, unit.start), min(f.end, unit.end))
 
 
 def _union(ranges: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:

@@ -123,7 +123,7 @@ td.rule { font-family:ui-monospace, "DejaVu Sans Mono", monospace; font-size:12p
 
 def rule_names(scanner) -> dict[str, str]:
     """Rule id → name of every rule a `Scanner` runs (its rule metadata, and the personal-data recognizers)."""
-    names = {m.id: m.name for m in scanner.rule_metas()}
+    names = {r.id: r.name for r in scanner.pack_rules()}
     if getattr(scanner, "pii", None) is not None:
         from scanner.pii.scanner import RULES
 
@@ -182,7 +182,7 @@ class _File:
         if name in over:
             return over[name]
         if name.startswith("extra."):
-            return f.extra.get(name[6:])
+            return f.details().get(name[6:])
         return getattr(f, name)
 
 
@@ -301,14 +301,15 @@ def _finding_card(x: _File, f: Finding, number: int, names: dict[str, str]) -> s
     loc = f' · <span class="loc">{html(f.locator)}</span>' if f.locator else ""
     meta.append(("channel", html(channel) + loc))
     where = _where(f)
-    container = f.extra.get("container")
+    container = f.container
     if container:
         where += f" (inside {container})"
     meta.append(("where", html(where)))
     evidence = x.text_of(f, "evidence")
     if evidence:
         meta.append(("evidence", f'<span class="ev">“{html(evidence)}”</span>'))
-    for key in sorted(f.extra):
+    details = f.details()
+    for key in sorted(details):
         if key in SHOWN_ELSEWHERE:
             continue
         meta.append((key.replace("_", " "), html(_value(x.text_of(f, "extra." + key)))))
@@ -464,7 +465,7 @@ def _sensitive_table(x: _File, names: dict[str, str]) -> str:
         return ""
     rows = []
     for f in findings[:SENSITIVE_ROWS]:
-        action = f.extra.get("action") or ("redact" if f.extra.get("replacement") is not None else "report")
+        action = f.extra.get("action") or ("redact" if f.redactable else "report")
         rows.append(f'<tr><td class="rule">{html(f.rule_id)}</td><td>{html(names.get(f.rule_id) or NULL)}</td>'
                     f'<td>{html(f.entity or f.kind)}</td><td>{_sev(f.severity)}</td><td>{html(_where(f))}</td>'
                     f'<td><span class="masked"><span class="mk">masked </span>{html(x.text_of(f, "evidence") or NULL)}</span></td>'
@@ -489,7 +490,7 @@ def _file_section(x: _File, index: int, numbers: dict, names: dict[str, str], ex
     badges = ""
     if x.path in expected:
         badges += f'<span class="badge expected">{html(expected[x.path])}</span>'
-    if any(f.extra.get("suppressed") for f in x.injections + x.sensitive + x.others):
+    if any(f.suppressed for f in x.injections + x.sensitive + x.others):
         badges += '<span class="badge suppressed">has suppressed findings</span>'
     cls = "block file" if x.injections else "block file sensitive-only"
     out = [f'<section class="{cls}" id="file-{index}"><h2><span class="path">{html(scrub_path(x.path))}</span>'

@@ -42,7 +42,7 @@ class InjectionDocs:
         return got
 
     def _scan(self, rel: str) -> ScannedDoc:
-        from scanner.contain import render_untrusted
+        from scanner.untrusted import render_untrusted
         from scanner.fixtures.tree import unsafe_reason
         from scanner.loaders import load_path
         from scanner.units import LoadError
@@ -68,7 +68,7 @@ class InjectionDocs:
 
     def judge(self, rel: str, claims: list[Claim], store, corpus: "ClaimTexts | None" = None) -> dict:
         """The containment decision for one document against one provider's claims (all of its cases)."""
-        from scanner.contain import is_contained
+        from scanner.untrusted import is_contained
 
         sd = self.scanned(rel)
         out = {"path": rel, "case": sd.case, "flagged": bool(sd.findings), "contained": False, "reasons": []}
@@ -97,20 +97,20 @@ class ClaimTexts:
     SEP = "\n\x00\n"
 
     def __init__(self, claims: list[Claim]):
-        from scanner.contain import _norm
+        from scanner.untrusted import comparable_text
 
         self.claims = claims
-        self.texts = [_norm(c.text or "") for c in claims]
+        self.texts = [comparable_text(c.text or "") for c in claims]
         self.joined = self.SEP.join(self.texts)
 
     def carrying(self, findings) -> tuple[str, str] | None:
         """(claim id, evidence) of the first claim whose text holds a finding's evidence, or None."""
-        from scanner.contain import _norm
+        from scanner.untrusted import comparable_text
 
         for f in findings:
             if f.kind != "injection":
                 continue
-            ev = _norm(f.evidence)
+            ev = comparable_text(f.evidence)
             if len(ev) >= 8 and ev in self.joined:
                 for c, t in zip(self.claims, self.texts):
                     if ev in t:

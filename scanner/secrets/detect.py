@@ -441,7 +441,7 @@ def _outermost(findings: list[Finding]) -> list[Finding]:
     out: list[Finding] = []
     reach: dict = {}
     for f in ordered:
-        key = (f.page, f.extra.get("container") if f.page is not None else None)
+        key = (f.page, f.container if f.page is not None else None)
         prev = reach.get(key)
         if prev is not None and f.start >= prev.start and f.end <= prev.end:
             continue

@@ -1,4 +1,4 @@
-"""`score`, `gates`: the scorer's subcommands (registered on the `centinela` group by scanner.cli)."""
+"""`centinela score`, `gates`, `pool`: the scorer's commands, and the gate table they print."""
 
 from __future__ import annotations
 
@@ -8,25 +8,24 @@ from pathlib import Path
 
 import click
 
-from scanner.cli import (
-    EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, refuse_inside, refuse_same, to_json, warn,
+from scanner.cli.common import (
+    EXIT_FAIL, EXIT_OK, RunError, emit, format_option, output_option, refuse_inside, refuse_same, to_json, warn,
 )
 from scanner.terminal import safe
-from scanner.score.gates import ALL_GATES, THRESHOLDS
 
 REPORT_MAX_BYTES = 256 << 20
 
 
-def gate_outcome(report: dict, provider: str | None) -> tuple[int, str]:
-    """(exit code, one-line verdict) of `centinela gates` for a report (scanner.score.gates.judge); a report
-    that cannot be judged is exit 2."""
-    from scanner.score.gates import ReportError, judge
+def judged(report: dict, provider: str | None, source: Path | None = None):
+    """The gates' outcome (`scanner.score.verdict.GateOutcome`); a report that cannot be judged is exit 2."""
+    # The scorer's modules are imported where they are used, not at the top: `centinela --help` (start-up).
+    from scanner.score.gates import ReportError
+    from scanner.score.verdict import gate_outcome
 
     try:
-        passes, verdict = judge(report, provider)
+        return gate_outcome(report, provider)
     except ReportError as exc:
-        raise RunError(str(exc)) from None
-    return (EXIT_OK if passes else EXIT_FAIL), verdict
+        raise RunError(f"{source}: {exc}" if source is not None else str(exc)) from None
 
 
 def _number(value) -> bool:
@@ -47,6 +46,8 @@ def _cell(details: dict, gate: str, status: str) -> str:
 def format_gates(report: dict) -> str:
     """The gate table. Provider names, gate values and reasons come from a report that a fixture tree (or a
     hand) wrote: each cell and line is made terminal-safe, so none can move the cursor or break the table."""
+    from scanner.score.gates import ALL_GATES, THRESHOLDS
+
     providers = report.get("providers") or {}
     names = sorted(providers)
     rows = [["gate", "threshold"] + [safe(n) for n in names]]
@@ -62,7 +63,7 @@ def format_gates(report: dict) -> str:
     return "\n".join(lines)
 
 
-@cli.command("score")
+@click.command("score")
 @click.argument("root", type=click.Path(path_type=Path))
 @click.option("--run", "run_dir", required=True, type=click.Path(path_type=Path), help="The run directory (run.json, <provider>/<case>.json).")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
@@ -82,7 +83,8 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
         written = write_report(result.report, out, result.evals)
     except OSError as exc:
         raise RunError(f"{out}: cannot write: {exc.strerror or exc}") from None
-    rc, verdict = gate_outcome(result.report, None)
+    outcome = judged(result.report, None)
+    rc, verdict = outcome.exit_code, outcome.verdict
     if fmt == "json":
         emit(to_json({"outputs": [str(p) for p in written], "ranking": result.report["ranking"],
                       "disqualified": result.report["disqualified"], "verdict": verdict, "exit_code": rc}), None)
@@ -95,7 +97,7 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
     sys.exit(rc)
 
 
-@cli.command("gates")
+@click.command("gates")
 @click.argument("report_json", type=click.Path(path_type=Path))
 @click.option("--provider", default=None, help="Judge this provider (default: the report's top-ranked).")
 @format_option()
@@ -103,7 +105,6 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
 def gates_command(report_json: Path, provider: str | None, fmt: str, output: Path | None) -> None:
     """Print the hard-gate block; exit 1 if the provider fails a gate or no provider passes them all."""
     from scanner.jsonsafe import read_json
-    from scanner.score.gates import ReportError, judge
 
     refuse_same("REPORT_JSON", report_json, "--output", output, "the output would overwrite the report it judges")
     try:
@@ -112,11 +113,8 @@ def gates_command(report_json: Path, provider: str | None, fmt: str, output: Pat
         raise RunError(f"{report_json}: not found") from None
     except (OSError, ValueError) as exc:
         raise RunError(f"{report_json}: not a report: {exc}") from None
-    try:
-        passes, verdict = judge(report, provider)
-    except ReportError as exc:
-        raise RunError(f"{report_json}: {exc}") from None
-    rc = EXIT_OK if passes else EXIT_FAIL
+    outcome = judged(report, provider, report_json)
+    rc, verdict = outcome.exit_code, outcome.verdict
     if fmt == "json":
         block = {p: {"gates": d.get("gates"), "disqualified": d.get("disqualified"),
                      "reasons": d.get("disqualification_reasons", [])} for p, d in sorted(report["providers"].items())}
@@ -126,7 +124,7 @@ def gates_command(report_json: Path, provider: str | None, fmt: str, output: Pat
     sys.exit(rc)
 
 
-@cli.command("pool")
+@click.command("pool")
 @click.argument("root", type=click.Path(path_type=Path))
 @click.option("--run", "run_dir", type=click.Path(path_type=Path), help="The run whose unjudged URLs to list.")
 @click.option("--merge", "merge_file", type=click.Path(path_type=Path),
@@ -174,44 +172,4 @@ def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_
     sys.exit(EXIT_OK)
 
 
-@cli.command("verify-run")
-@click.argument("root", type=click.Path(path_type=Path))
-@click.option("--run", "run_dir", required=True, type=click.Path(path_type=Path), help="The run directory.")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Request log of `centinela serve` (default: RUN_DIR/serve-log.jsonl when present): adds the "
-                   "behaviour checks (retry-after and jitter, breaker, timeout, partial, error classes).")
-@click.option("--breaker-threshold", type=click.IntRange(1), default=5, show_default=True,
-              help="Consecutive failures (5xx, timeouts) after which the adapter's circuit breaker must be open "
-                   "(pybreaker fail_max; opossum/resilience4j: the calls it needs to trip when all fail).")
-@click.option("--half-open-after-ms", type=click.FloatRange(0), default=None,
-              help="The breaker's open interval (pybreaker reset_timeout, opossum resetTimeout, resilience4j "
-                   "waitDurationInOpenState), in ms: after it, half-open probes may be sent. Default: the "
-                   "breaker must stay open for the rest of the test.")
-@click.option("--half-open-probes", type=click.IntRange(1), default=1, show_default=True,
-              help="Requests a half-open breaker lets through before their outcome is known (pybreaker, opossum: "
-                   "1; resilience4j permittedNumberOfCallsInHalfOpenState).")
-@click.option("--jitter-min-spread", type=click.FloatRange(0), default=None,
-              help="Least spread of the waits of calls retried at the same attempt, as a fraction of their median "
-                   "(default 0.1).")
-@click.option("--jitter-min-sample", type=click.IntRange(2), default=None,
-              help="Retries at one attempt needed to judge jitter (default 8); fewer: n/a.")
-@format_option()
-@output_option
-def verify_run_command(root: Path, run_dir: Path, log_path: Path | None, breaker_threshold: int,
-                       half_open_after_ms: float | None, half_open_probes: int, jitter_min_spread: float | None,
-                       jitter_min_sample: int | None, fmt: str, output: Path | None) -> None:
-    """Cross-check a run's call records against the raw provider fixtures (partial honesty, costs, result lists,
-    statuses) and, given the replay server's log, the adapter's behaviour."""
-    from scanner.behaviour import BehaviourError
-    from scanner.score.inputs import ScoreInputError
-    from scanner.score.verify_run import format_text, verify_run
-
-    refuse_inside("--output", output, root)
-    try:
-        result = verify_run(root, run_dir, log_path, breaker_threshold, half_open_after_ms=half_open_after_ms,
-                            half_open_probes=half_open_probes, jitter_min_spread=jitter_min_spread,
-                            jitter_min_sample=jitter_min_sample)
-    except (ScoreInputError, BehaviourError) as exc:
-        raise RunError(str(exc)) from None
-    emit(to_json(result) if fmt == "json" else format_text(result), output)
-    sys.exit(EXIT_OK if result["ok"] else EXIT_FAIL)
+COMMANDS = [score_command, gates_command, pool_command]

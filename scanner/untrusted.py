@@ -1,4 +1,4 @@
-"""Containment: the model-bound rendering of a document, and the check that no injected payload escapes it.
+"""The model-bound rendering of a document, and the check that no injected payload escapes it.
 
 `render_untrusted(doc, findings)` builds an `UntrustedText`: only channels a reader of the page sees are
 kept (hidden CSS text, comments, attributes, scripts, JSON-LD, invisible PDF layers and metadata are
@@ -100,7 +100,7 @@ def render_untrusted(doc: Document, findings: list[Finding]) -> UntrustedText:
                 continue
             if f.start >= unit.end or f.end <= unit.start:
                 continue
-            i, j = _unit_range(unit, max(f.start, unit.start), min(f.end, unit.end))
+            i, j = unit_range(unit, max(f.start, unit.start), min(f.end, unit.end))
             if j > i:
                 cuts.append((i, j, n))
         text = unit.text
@@ -131,7 +131,7 @@ def render_untrusted(doc: Document, findings: list[Finding]) -> UntrustedText:
                          dropped_channels=sorted(dropped))
 
 
-def _unit_range(unit, s: int, e: int) -> tuple[int, int]:
+def unit_range(unit, s: int, e: int) -> tuple[int, int]:
     """Unit-text offsets whose source span lies within [s, e) (the inverse of unit.source_span)."""
     n = len(unit.text)
     lo, hi = 0, n
@@ -155,18 +155,19 @@ def _unit_range(unit, s: int, e: int) -> tuple[int, int]:
     return lo, hi
 
 
-def _norm(text: str) -> str:
+def comparable_text(text: str) -> str:
+    """A text as payload matching compares it: normalised (`scanner.normalize`), runs of blanks as one space."""
     return " ".join(normalize(text).text.split())
 
 
 def payload_escapes(untrusted: UntrustedText, findings: list[Finding]) -> list[str]:
     """Evidence of injection findings that is still readable outside a fence (should be empty)."""
-    outside = _norm(untrusted.outside_fences())
+    outside = comparable_text(untrusted.outside_fences())
     escaped = []
     for f in findings:
         if f.kind != "injection" or f.extra.get("decoded"):
             continue
-        ev = _norm(f.evidence)
+        ev = comparable_text(f.evidence)
         if len(ev) >= 8 and ev in outside:
             escaped.append(f.evidence)
     return escaped
@@ -187,11 +188,11 @@ def is_contained(findings: list[Finding], untrusted: UntrustedText | None = None
         if escaped:
             return False, f"payload outside a fence: {escaped[0]!r}"
     for claim in claims or []:
-        text = _norm(claim.get("text") or "")
+        text = comparable_text(claim.get("text") or "")
         for f in injections:
             if overlaps is not None and overlaps(claim, f):
                 return False, f"claim {claim.get('id')} cites a span overlapping {f.rule_id} at {f.start}-{f.end}"
-            ev = _norm(f.evidence)
+            ev = comparable_text(f.evidence)
             if len(ev) >= 8 and ev in text:
                 return False, f"claim {claim.get('id')} carries the injected text {f.evidence!r}"
     return True, "flagged, fenced, and no claim derived from it"

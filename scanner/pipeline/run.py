@@ -1,0 +1,105 @@
+"""A run over many files: every file through `scan_file`, in this process or in forked workers, and the
+per-file results put together in input order.
+
+With a budget whose time or memory limit is set, or with `jobs` > 1, files are scanned in forked worker
+processes (`scanner.workers`) that enforce it; the result is the same, in the same order, as a run in this
+process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from scanner import workers
+from scanner.budget import Budget
+from scanner.pipeline.files import FileScan, Job, scan_file
+from scanner.pipeline.result import ScanResult
+from scanner.pipeline.targets import Target, collect_targets
+from scanner.redact import RedactPlan, Redactor
+from scanner.scan import Scanner
+
+
+def scan_paths(scanner: Scanner, paths: list[Path], progress=None, jobs: int = 1, budget: Budget | None = None,
+               redaction: str | None = None, classify: frozenset = frozenset(), classifier=None) -> ScanResult:
+    """Scan files and folders; `progress(targets)` may wrap the list of files (a progress bar).
+
+    `redaction` (a provenance, `sha256` or `hmac`): also plan each file's redaction from the document and the
+    findings of its scan (`result.plans`, `result.redactable`), as `redact --check` plans it; needs the
+    scanner to run secrets and personal data. `classify`: display paths of captures for `classifier` (a
+    `scanner.fixtures.classify.Classifier`) to classify from the bytes read for the scan (`result.captures`,
+    for verify's capture-kind check)."""
+    redactor = Redactor(detectors=scanner.redaction_detectors()) if redaction is not None else None
+    job = Job(scanner, budget, redactor, redaction or "sha256", keep_documents=False,
+              classify=frozenset(classify) if classifier is not None else frozenset(), classifier=classifier)
+    result = ScanResult()
+    targets = collect_targets(paths)
+    outcomes = _outcomes(targets, job, jobs)
+    for target in (progress(targets) if progress is not None else targets):
+        outcome = outcomes(target)
+        display = target.display
+        result.files_scanned += 1
+        result.roots[display] = target.base
+        result.errors.extend(outcome.errors)
+        result.findings.extend(outcome.findings)
+        result.documents.append(outcome.entry)
+        if outcome.view is not None:
+            result.views[display] = outcome.view
+        if outcome.source is not None:
+            result.sources[display] = outcome.source
+        if outcome.capture is not None:
+            result.captures[display] = outcome.capture
+        if redactor is not None:
+            result.plans.append(outcome.plan)
+            result.redactable[display] = outcome.redactable or []
+    return result
+
+
+def plan_redactions(paths: list[Path], redactor: Redactor, provenance: str = "sha256") -> RedactPlan:
+    """`redact`'s plan of files and folders: each file read and loaded once, in this process (the plan keeps
+    its document, to be written)."""
+    job = Job(None, None, redactor, provenance, keep_documents=True)
+    plan = RedactPlan()
+    for target in collect_targets(paths):
+        outcome = scan_file(target, job).plan
+        if outcome is None:
+            continue
+        if isinstance(outcome, dict):
+            plan.errors.append(outcome)
+        else:
+            plan.files.append(outcome)
+    return plan
+
+
+def plan_of(result: ScanResult) -> RedactPlan:
+    """The redaction plan a scan made along the way (`scan_paths(redaction=…)`)."""
+    plan = RedactPlan()
+    for outcome in result.plans:
+        if isinstance(outcome, dict):
+            plan.errors.append(outcome)
+        elif outcome is not None:
+            plan.files.append(outcome)
+    return plan
+
+
+def _outcomes(targets: list[Target], job: Job, jobs: int) -> Callable[[Target], FileScan]:
+    """A function from a target to its FileScan: computed on demand here, or collected from workers."""
+    budget = job.budget
+    if not ((jobs > 1 or (budget is not None and budget.needs_workers)) and workers.fork_available()):
+        return lambda target: scan_file(target, job)
+    seconds = budget.max_file_seconds if budget is not None else None
+    memory = budget.max_memory_bytes if budget is not None else None
+    index_of = {id(t): i for i, t in enumerate(targets)}
+    done: dict[int, FileScan] = {}
+    stream = workers.run(lambda t: scan_file(t, job), targets, jobs=jobs, seconds=seconds or None,
+                         memory_bytes=memory)
+
+    def outcome(target: Target) -> FileScan:
+        i = index_of[id(target)]
+        while i not in done:
+            index, result = next(stream)
+            if isinstance(result, workers.Failure):
+                result = FileScan.failed(targets[index], result, job)
+            done[index] = result
+        return done.pop(i)
+    return outcome
