@@ -197,7 +197,40 @@ class Redactor:
                 # A scan with no text layer holds no text to redact (the spec's class-3 case); scan reports it.
                 return FilePlan(path=rel, file=path, root=root, warnings=[exc.message])
             return {"path": rel, "code": exc.code, "message": exc.message}
-        fp = FilePlan(path=rel, file=path, root=root, doc=doc)
+        return self._plan_document(FilePlan(path=rel, file=path, root=root, doc=doc), path.stat().st_size, provenance)
+
+    def plan_bytes(self, data: bytes, rel: str, root: Path | None = None, provenance: str = "sha256") -> FilePlan:
+        """The plan for content that is not on disk yet (`record` redacts each exchange in memory before
+        anything is written): loaded from the bytes, planned as `plan_file` plans a file of the tree at `rel`.
+        Raises RedactError for content that cannot be loaded."""
+        try:
+            doc = load_bytes(data, rel)
+        except LoadError as exc:
+            raise RedactError(f"{rel}: {exc.message}") from None
+        return self._plan_document(FilePlan(path=rel, file=(root / rel) if root else Path(rel), root=root, doc=doc),
+                                   len(data), provenance, fresh=True)
+
+    def redacted_bytes(self, data: bytes, rel: str, root: Path | None = None,
+                       provenance: str = "sha256") -> tuple[bytes, FilePlan]:
+        """`data` with the plan applied and checked as `write` checks a file before replacing it (it parses,
+        reads back as the same recording, and a rescan finds nothing left to redact), and the plan; nothing is
+        written. RedactError when it cannot be made clean (a datum in PDF text, a body that cannot be re-encoded,
+        a result that does not check)."""
+        fp = self.plan_bytes(data, rel, root, provenance)
+        if fp.unredactable:
+            raise RedactError(fp.unredactable[0])
+        if not fp.changes:
+            return data, fp
+        new = _encode_like(fp.doc, fp.new_text, data)
+        problem = self._check_result(fp, new)
+        if problem:
+            raise RedactError(problem)
+        return new, fp
+
+    def _plan_document(self, fp: FilePlan, size: int, provenance: str, fresh: bool = False) -> FilePlan:
+        """The plan of a loaded document of `size` bytes; `fresh` content replaces whatever the manifest says
+        of `rel` (its entry's truncation and provenance algorithm are not this content's)."""
+        doc, rel, root = fp.doc, fp.path, fp.root
         findings = self.findings(doc)
         fp.reported = sum(1 for f in findings if f.extra.get("replacement") is None)
         wanted = [f for f in findings if f.extra.get("replacement") is not None]
@@ -212,8 +245,7 @@ class Redactor:
         wanted = self._plan_bodies(fp, doc, wanted, rel)
         fp.redactions = self._to_fixed_point(doc, _non_overlapping(wanted), rel,
                                              lambda text: load_bytes(text.encode("utf-8"), rel), fp.bodies)
-        entry = _manifest_entry(root, rel) if root else None
-        size = path.stat().st_size
+        entry = _manifest_entry(root, rel) if root and not fresh else None
         already_truncated = bool(entry and entry.get("truncated"))
         if size > LARGE_BODY_BYTES and not already_truncated and doc.kind != "pdf":
             if doc.kind == "http" and rel.lower().endswith((".yaml", ".yml")):
