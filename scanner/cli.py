@@ -737,3 +737,4 @@ def main(argv=None) -> None:
 
 # The scorer's subcommands live in their own module and register themselves on `cli`.
 from scanner import cli_score  # noqa: E402,F401
+from scanner import cli_record  # noqa: E402,F401

@@ -104,6 +104,9 @@ def _getaddrinfo(host, *args, **kwargs):
                 _allowed_addresses.update(pairs)
                 _resolved.setdefault(name, set()).update(pairs)
         return infos
+    literal = _address(host) if host is not None else None
+    if literal is not None and any(a == literal for a, _ in _allowed_addresses):
+        return _ORIGINAL["getaddrinfo"](host, *args, **kwargs)       # an allowed address, written as one
     if host is not None and not (_state["allow_loopback"] and _is_loopback(host)):
         raise NetworkBlocked(f"network access blocked by centinela's lock: name lookup of {host!r}")
     return _ORIGINAL["getaddrinfo"](host, *args, **kwargs)
