@@ -109,7 +109,7 @@ class FakeUpstream:
         elif "html" in ctype and fixture.status == 200:
             out = self._leaky_page(out)
         sent = [(k, v) for k, v in fixture.headers if k.lower() != "x-centinela-fixture"]
-        sent += [("set-cookie", f"{self.cookie}; path=/; HttpOnly; Secure"), ("set-cookie", f"{self.session}; Secure"),
+        sent += [("set-cookie", f"{self.cookie}; path=/; HttpOnly; Secure"), ("set-cookie", f"{self.session}; Path=/"),
                  ("x-account-id", self.account)]
         if credential:
             sent.append(("x-echo-authorization", credential))

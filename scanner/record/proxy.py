@@ -19,6 +19,7 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from urllib.parse import urlsplit
 
 from scanner.record.capture import CONTROL_HEADER_PREFIX, DROPPED_REQUEST_HEADERS, DROPPED_RESPONSE_HEADERS, Exchange
@@ -104,8 +105,11 @@ class RecordServer:
         from scanner import netlock
 
         netlock.allow_host(self.upstream_host, self.upstream_port)
-        self._client = httpx.AsyncClient(trust_env=False, follow_redirects=False,
-                                         timeout=httpx.Timeout(self.upstream_timeout, connect=min(10.0, self.upstream_timeout)))
+        # No cookie jar: a Set-Cookie of one answer must never ride along on another client's request.
+        no_jar = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+        self._client = httpx.AsyncClient(trust_env=False, follow_redirects=False, cookies=no_jar,
+                                         timeout=httpx.Timeout(self.upstream_timeout,
+                                                               connect=min(10.0, self.upstream_timeout)))
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="centinela-record")
         try:
             self._server = await asyncio.start_server(self._connection, self.host, self.port,
@@ -278,7 +282,8 @@ class RecordServer:
         t0 = time.monotonic()
         ex = Exchange(request.method, url, sent, request.body, started)
         try:
-            async with self._client.stream(request.method, url, headers=sent,
+            wire_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in sent]   # as the client sent them
+            async with self._client.stream(request.method, url, headers=wire_headers,
                                            content=request.body if request.body else None) as answer:
                 got = bytearray()
                 async for chunk in answer.aiter_bytes():
