@@ -157,9 +157,10 @@ def test_recorded_tree_verifies_redacts_clean_holds_no_datum_and_replays_to_the_
     # the fake upstreams did send every leak, and the SDKs sent their keys
     assert any(r["headers"].get("authorization") == f"Bearer {TAVILY_KEY}" for r in tavily_up.requests)
     assert any(r["headers"].get("x-api-key") == EXA_KEY for r in exa_up.requests)
-    for up in (tavily_up, exa_up):     # an answer's Set-Cookie never rides along on a later request
-        assert all(r["headers"].get("cookie") in (None, f"sid={CLIENT_COOKIE}") for r in up.requests)
-        assert sum(1 for r in up.requests if r["headers"].get("cookie")) == 2
+    # exa-py keeps no cookies: had the proxy's upstream client kept a jar, the Set-Cookie of its first answers
+    # would ride along on its later requests (tavily-python and httpx send back what they were given themselves)
+    assert [r["headers"].get("cookie") for r in exa_up.requests
+            if r["headers"].get("user-agent", "").startswith("exa-py")] == [None] * 5
     assert tavily["stats"]["recorded"] == 13 and exa["stats"]["recorded"] == 12, (tavily["stats"], exa["stats"])
 
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))["files"]
