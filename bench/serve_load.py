@@ -7,6 +7,11 @@ It also shows the listening socket is bound to 127.0.0.1 only (/proc/net/tcp) an
 this machine's other addresses at the same port is refused.
 
     .venv/bin/python bench/serve_load.py [--total 200] [--held 50] [--seconds 10]
+    .venv/bin/python bench/serve_load.py --total 500 --held 0 --requests 20000 [--checkout DIR]
+
+With `--requests N` the answered connections keep sending (keep-alive, one request per connection per round)
+until N requests were answered, and the rate is printed; `--checkout DIR` runs the server from another
+checkout of the project (PYTHONPATH=DIR), to compare two versions in one run.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -97,7 +103,7 @@ async def stats(port: int) -> dict:
     return json.loads(raw.partition(b"\r\n\r\n")[2])
 
 
-async def load(pid: int, port: int, total: int, held_n: int, seconds: float) -> dict:
+async def load(pid: int, port: int, total: int, held_n: int, seconds: float, requests: int | None = None) -> dict:
     queries = [json.loads(p.read_text())["request"]["body"]["query"]
                for p in sorted((TREE / "tavily" / "search").glob("*.json"))]
     samples: list[tuple[float, int]] = []
@@ -114,16 +120,23 @@ async def load(pid: int, port: int, total: int, held_n: int, seconds: float) -> 
     after_open = rss_kib(pid)
     server_stats = await stats(port)
     rounds = 0
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    errors: list[str] = []
+    t_rounds = time.monotonic()
+    end = t_rounds + seconds
+    while (len(statuses) < requests) if requests else (time.monotonic() < end):
         for i, (_, w) in enumerate(conns):        # keep the answered connections busy while the held ones hang
             if i not in held:
                 w.write(request(queries[(i + rounds) % len(queries)], False))
-        more = await asyncio.gather(*(read_response(r) for r in answered))
-        statuses += more
+        more = await asyncio.gather(*(read_response(r) for r in answered), return_exceptions=True)
+        errors += [f"{type(m).__name__}: {m}" for m in more if isinstance(m, BaseException)]
+        statuses += [m for m in more if not isinstance(m, BaseException)]
         rounds += 1
         samples.append((time.monotonic() - t0, rss_kib(pid)))
-        await asyncio.sleep(0.1)
+        if errors:
+            break
+        if not requests:
+            await asyncio.sleep(0.1)
+    rounds_s = time.monotonic() - t_rounds
     silent = 0
     for i in held:
         try:
@@ -135,6 +148,7 @@ async def load(pid: int, port: int, total: int, held_n: int, seconds: float) -> 
         w.close()
     await asyncio.sleep(0.5)
     return {"before": before, "after_open": after_open, "samples": samples, "statuses": statuses,
+            "errors": errors, "rounds_s": rounds_s,
             "opened_s": opened, "rounds": rounds, "silent_held": silent, "stats_open": server_stats,
             "stats_end": end_stats, "after_close": rss_kib(pid), "final_stats": await stats(port)}
 
@@ -144,19 +158,24 @@ def main() -> int:
     ap.add_argument("--total", type=int, default=200)
     ap.add_argument("--held", type=int, default=50)
     ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--requests", type=int, default=None, help="keep sending until this many were answered")
+    ap.add_argument("--checkout", type=Path, default=None, help="run the server from this checkout")
     args = ap.parse_args()
+    env = dict(os.environ)
+    if args.checkout is not None:
+        env["PYTHONPATH"] = str(args.checkout.resolve())
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "serve.jsonl"
         proc = subprocess.Popen([sys.executable, "-m", "scanner", "serve", str(TREE), "--provider", "tavily",
-                                 "--log", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                 "--log", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         try:
             base = proc.stdout.readline().split()[1]
             port = int(base.rsplit(":", 1)[1])
             time.sleep(0.5)
-            print(f"server pid {proc.pid} at {base}; listening on {', '.join(listening_addresses(port))}")
+            print(f"server from {args.checkout or REPO}, pid {proc.pid} at {base}; listening on {', '.join(listening_addresses(port))}")
             for addr in other_addresses():
                 print(f"  connect to {addr}:{port}: {refused(addr, port)}")
-            r = asyncio.run(load(proc.pid, port, args.total, args.held, args.seconds))
+            r = asyncio.run(load(proc.pid, port, args.total, args.held, args.seconds, args.requests))
         finally:
             proc.terminate()
             _, err = proc.communicate(timeout=30)
@@ -168,6 +187,11 @@ def main() -> int:
     print(f"answers: {ok}/{len(r['statuses'])} were 200 over {r['rounds']} rounds on the "
           f"{args.total - args.held} answered connections; held connections silent at the end: "
           f"{r['silent_held']}/{args.held}; stats at the end {r['stats_end']}")
+    after_first = len(r["statuses"]) - (args.total - args.held)
+    print(f"keep-alive rounds: {after_first} requests in {r['rounds_s']:.2f} s "
+          f"({after_first / max(r['rounds_s'], 1e-9):,.0f} requests/s); errors: {len(r['errors'])}"
+          + (f" (first: {r['errors'][0]})" if r["errors"] else "")
+          + f"; statuses other than 200: {sum(1 for s in r['statuses'] if s != 200)}")
     print(f"server RSS: {r['before']} KiB idle; {r['after_open']} KiB with all open "
           f"(+{r['after_open'] - r['before']} KiB, {(r['after_open'] - r['before']) / max(1, args.total):.1f} KiB "
           f"per connection)")

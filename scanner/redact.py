@@ -197,12 +197,44 @@ class Redactor:
             return FilePlan(path=target.rel, file=target.file, root=target.root, warnings=[exc.message])
         return {"path": target.rel, "code": exc.code, "message": exc.message}
 
+    def plan_bytes(self, data: bytes, rel: str, root: Path | None = None, provenance: str = "sha256") -> FilePlan:
+        """The plan for content that is not on disk yet (`record` redacts each exchange in memory before
+        anything is written): loaded from the bytes, planned as a file of the tree at `rel` is planned.
+        Raises RedactError for content that cannot be loaded."""
+        try:
+            doc = load_bytes(data, rel)
+        except LoadError as exc:
+            raise RedactError(f"{rel}: {exc.message}") from None
+        target = RedactTarget((root / rel) if root else Path(rel), rel, root)
+        return self.plan_document(target, doc, self.findings(doc), provenance, size=len(data), fresh=True)
+
+    def redacted_bytes(self, data: bytes, rel: str, root: Path | None = None,
+                       provenance: str = "sha256") -> tuple[bytes, FilePlan]:
+        """`data` with the plan applied and checked as `write` checks a file before replacing it (it parses,
+        reads back as the same recording, and a rescan finds nothing left to redact), and the plan; nothing is
+        written. RedactError when it cannot be made clean (a datum in PDF text, a body that cannot be re-encoded,
+        a result that does not check)."""
+        fp = self.plan_bytes(data, rel, root, provenance)
+        if fp.unredactable:
+            raise RedactError(fp.unredactable[0])
+        if not fp.changes:
+            return data, fp
+        new = _encode_like(fp.doc, fp.new_text, data)
+        problem = self._check_result(fp, new)
+        if problem:
+            raise RedactError(problem)
+        return new, fp
+
     def plan_document(self, target: RedactTarget, doc: Document, findings: list[Finding],
-                      provenance: str = "sha256") -> FilePlan:
+                      provenance: str = "sha256", size: int | None = None, fresh: bool = False) -> FilePlan:
         """The plan of one loaded file from its secret and personal-data `findings` (this redactor's detectors
-        on `doc`, as `findings(doc)` gives them)."""
+        on `doc`, as `findings(doc)` gives them). `size`: the content's size in bytes (default: the file's);
+        `fresh` content replaces whatever the manifest says of `rel` (its entry's truncation and provenance
+        algorithm are not this content's)."""
         path, rel, root = target.file, target.rel, target.root
         fp = FilePlan(path=rel, file=path, root=root, doc=doc)
+        if size is None:
+            size = path.stat().st_size
         fp.reported = sum(1 for f in findings if not f.redactable)
         wanted = [f for f in findings if f.redactable]
         if wanted and (doc.kind == "pdf" or any(f.page is not None for f in wanted)):
@@ -216,8 +248,7 @@ class Redactor:
         wanted = self._plan_bodies(fp, doc, wanted, rel)
         fp.redactions = self._to_fixed_point(doc, _non_overlapping(wanted), rel,
                                              lambda text: load_bytes(text.encode("utf-8"), rel), fp.bodies)
-        entry = _manifest_entry(root, rel) if root else None
-        size = path.stat().st_size
+        entry = _manifest_entry(root, rel) if root and not fresh else None
         already_truncated = bool(entry and entry.get("truncated"))
         if size > LARGE_BODY_BYTES and not already_truncated and doc.kind != "pdf":
             if doc.kind == "http" and rel.lower().endswith((".yaml", ".yml")):

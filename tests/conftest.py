@@ -31,11 +31,14 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _loopback_blocked_between_tests():
-    """Loopback is blocked at the start and end of every test: a test that runs the CLI in this process
-    (`main()` allows loopback, for `serve`) must not leave it open for the tests after it."""
+    """Loopback is blocked at the start and end of every test, and no host is let through: a test that runs the
+    CLI in this process (`main()` allows loopback, for `serve`; `record` its upstream) must not leave it open for
+    the tests after it."""
     netlock.set_loopback(False)
+    netlock.forget_hosts()
     yield
     netlock.set_loopback(False)
+    netlock.forget_hosts()
 
 
 @pytest.fixture

@@ -74,3 +74,45 @@ def test_the_cli_installs_the_lock_too():
             "except Exception as e:\n    print(type(e).__name__)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().endswith("NetworkBlocked")
+
+
+# --- the one host `record` may reach -------------------------------------------------------------------------
+
+def test_one_allowed_address_and_port_and_nothing_else():
+    from scanner import netlock
+
+    netlock.allow_host("203.0.113.7", 443)
+    netlock._check(("203.0.113.7", 443), "connect to")                 # let through: no exception
+    for address in (("203.0.113.7", 80), ("203.0.113.8", 443), ("127.0.0.1", 443), ("10.0.0.1", 443)):
+        with pytest.raises(NetworkBlocked):
+            netlock._check(address, "connect to")
+    with pytest.raises(NetworkBlocked, match="example.com"):
+        socket.getaddrinfo("example.com", 443)
+    netlock.forget_host("203.0.113.7", 443)
+    with pytest.raises(NetworkBlocked):
+        netlock._check(("203.0.113.7", 443), "connect to")
+
+
+def test_an_allowed_name_is_looked_up_and_only_its_addresses_are_reached(monkeypatch):
+    from scanner import netlock
+
+    answers = {"api.tavily.com": "198.51.100.20"}
+
+    def fake_lookup(host, port, *args, **kwargs):        # the resolver, without a network
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (answers[host], port))]
+
+    monkeypatch.setitem(netlock._ORIGINAL, "getaddrinfo", fake_lookup)
+    netlock.allow_host("API.Tavily.com.", 443)
+    assert socket.getaddrinfo("api.tavily.com", 443)[0][4] == ("198.51.100.20", 443)
+    netlock._check(("198.51.100.20", 443), "connect to")
+    with pytest.raises(NetworkBlocked):
+        netlock._check(("198.51.100.20", 80), "connect to")               # another port of it
+    with pytest.raises(NetworkBlocked, match="api.exa.ai"):
+        socket.getaddrinfo("api.exa.ai", 443)                           # another name
+    with pytest.raises(NetworkBlocked):
+        socket.create_connection(("198.51.100.21", 443), timeout=1)      # another address
+    netlock.forget_host("api.tavily.com", 443)
+    with pytest.raises(NetworkBlocked):
+        socket.getaddrinfo("api.tavily.com", 443)
+    with pytest.raises(NetworkBlocked):
+        netlock._check(("198.51.100.20", 443), "connect to")

@@ -26,7 +26,7 @@ from scanner.cli.common import (  # noqa: F401  (re-exported: the helpers a comm
 from scanner.terminal import safe
 
 # In the order `centinela --help` lists them (click sorts them by name anyway).
-COMMAND_MODULES = ("manifest", "scan", "redact", "check", "contain", "corpus", "units", "serve", "score",
+COMMAND_MODULES = ("manifest", "scan", "redact", "check", "contain", "corpus", "units", "serve", "record", "score",
                    "verify_run")
 
 

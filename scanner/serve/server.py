@@ -1,10 +1,11 @@
 """The replay server: asyncio streams on loopback, one coroutine per connection and no thread per
-connection, so a connection held open by the timeout fixture costs a parked coroutine and its buffers.
+connection, so a connection held open by the timeout fixture costs a parked coroutine and its buffers. HTTP/1.1
+is parsed and written by h11 (`scanner.serve.wire`, which also holds the head and body bounds).
 
 It never opens a connection of its own: every answer comes from the catalogs loaded at start-up.
 
-Bounds: a control request's body is at most CONTROL_MAX_BODY bytes (a 413 before it is read) and its JSON at
-most CONTROL_MAX_DEPTH deep (a 400); a request the server cannot decide is a logged 500, never a dropped
+Bounds: a control request's body is at most CONTROL_MAX_BODY bytes (a 413 before it is read when its length is
+declared, at the first byte past the limit when it is chunked) and its JSON at most CONTROL_MAX_DEPTH deep (a 400); a request the server cannot decide is a logged 500, never a dropped
 connection. A connection that holds nothing for the timeout fixture and sends no complete request for
 `idle_timeout` seconds (or does not read what it is sent for as long) is closed — with a logged 408 when it
 had started a request; a connection held by the timeout fixture is never timed out (that is the fixture).
@@ -25,7 +26,8 @@ from pathlib import Path
 
 from scanner import jsonsafe
 from scanner.serve.catalog import Catalog, Fixture, ServeError
-from scanner.serve.http11 import BadRequest, Request, encode_response, read_request
+from scanner.serve import wire
+from scanner.serve.wire import Request
 from scanner.serve.matching import normalise_path, request_key
 from scanner.serve.scenarios import OK, Scenarios
 from scanner.terminal import json_text
@@ -194,6 +196,7 @@ class ReplayServer:
         task = asyncio.current_task()
         self._tasks.add(task)
         conn = next(self._conn_ids)
+        http = wire.Connection(reader, writer)
         held: list[dict] = []          # requests on this connection that will never be answered
         current: dict | None = None
         ending = "client_closed"
@@ -201,29 +204,28 @@ class ReplayServer:
             while True:
                 try:
                     if held or self.idle_timeout is None:
-                        request = await read_request(reader, writer, self._body_limit)
+                        request = await http.next_request(self._body_limit)
                     else:
-                        request = await _within(read_request(reader, writer, self._body_limit),
-                                                self.idle_timeout)
+                        request = await wire.within(http.next_request(self._body_limit), self.idle_timeout)
                 except (asyncio.TimeoutError, TimeoutError):
                     self._idle_closed += 1
-                    if _has_unread(reader):        # a request was started and never finished: say so
+                    if http.started and http.can_answer:    # a request was started and never finished: say so
                         entry = self._begin(None, conn)
                         entry["idle_timeout"] = True
                         response = _json_response(408, {"error": f"no complete request within "
                                                                  f"{_seconds_text(self.idle_timeout)} s"})
-                        writer.write(encode_response(408, response.headers, response.body, close=True))
+                        writer.write(http.response(408, response.headers, response.body, close=True))
                         self._finish(entry, 408)
                     break
-                except BadRequest as exc:
-                    if held:
+                except wire.BadRequest as exc:
+                    if held or not http.can_answer:
                         break
                     entry = self._begin(None, conn)
                     response = _json_response(exc.status, {"error": str(exc)})
-                    writer.write(encode_response(response.status, response.headers, response.body, close=True))
+                    writer.write(http.response(response.status, response.headers, response.body, close=True))
                     await self._drain(writer)
                     self._finish(entry, exc.status)
-                    await _discard_rest(reader, writer)
+                    await http.discard_rest()
                     break
                 if request is None:
                     break
@@ -231,6 +233,7 @@ class ReplayServer:
                 if held:
                     current["on_held_connection"] = True
                     self._hold(current, held)
+                    http.skip_response()
                     current = None
                     continue
                 try:
@@ -240,18 +243,22 @@ class ReplayServer:
                                                              f"{type(exc).__name__}"})
                 if response is _HOLD:
                     self._hold(current, held)
+                    http.skip_response()
                     current = None
                     continue
-                close = not request.keep_alive
                 response.headers.append((REQUEST_ID_HEADER, current["id"]))
-                writer.write(encode_response(response.status, response.headers, response.body,
-                                             head_only=request.method == "HEAD", close=close))
+                head_only = request.method == "HEAD"
+                try:
+                    data = http.response(response.status, response.headers, response.body, head_only=head_only)
+                except ValueError as exc:          # a recorded header h11 will not send (a control character)
+                    response = _json_response(500, {"error": f"the recorded response cannot be sent: {exc}"})
+                    response.headers.append((REQUEST_ID_HEADER, current["id"]))
+                    data = http.response(500, response.headers, response.body, head_only=head_only)
+                writer.write(data)
                 taken = await self._drain(writer)
                 self._finish(current, response.status)
                 current = None
-                if not taken:
-                    break
-                if close:
+                if not taken or not http.next_cycle():
                     break
         except asyncio.CancelledError:
             ending = "held"              # the server stopped while these were still held open
@@ -273,7 +280,7 @@ class ReplayServer:
             await writer.drain()
             return True
         try:
-            await _within(writer.drain(), self.idle_timeout)
+            await wire.within(writer.drain(), self.idle_timeout)
         except (asyncio.TimeoutError, TimeoutError):
             self._idle_closed += 1
             writer.transport.abort()
@@ -412,40 +419,6 @@ class ReplayServer:
             return _json_response(200, {"scenarios": [s.text for s in scenarios.schedules]})
         return _json_response(404, {"error": f"no control endpoint {request.method} {path}",
                                     "endpoints": ["GET /_centinela/stats", "POST /_centinela/scenario"]})
-
-
-async def _within(awaitable, seconds: float):
-    """`awaitable`, cancelled after `seconds` (TimeoutError). asyncio.timeout (Python 3.11) runs it in this
-    task; wait_for, before 3.11, wraps it in a new one."""
-    if hasattr(asyncio, "timeout"):
-        async with asyncio.timeout(seconds):
-            return await awaitable
-    return await asyncio.wait_for(awaitable, seconds)
-
-
-async def _discard_rest(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """After an early answer (413, 431, 400) the client may still be sending what was refused: say we are done
-    (FIN) and read and drop up to 1 MB of it for up to a second, so closing with unread data does not reset
-    the connection (RST) before the client has read the answer."""
-    async def drop() -> None:
-        dropped = 0
-        while dropped < (1 << 20):
-            chunk = await reader.read(64 * 1024)
-            if not chunk:
-                return
-            dropped += len(chunk)
-
-    try:
-        if writer.can_write_eof():
-            writer.write_eof()
-        await _within(drop(), 1.0)
-    except (OSError, asyncio.TimeoutError, TimeoutError):
-        pass
-
-
-def _has_unread(reader: asyncio.StreamReader) -> bool:
-    """Whether the client sent bytes not yet read as a request (a head it never finished)."""
-    return bool(getattr(reader, "_buffer", b""))    # StreamReader keeps what it received there; no public peek
 
 
 def _named_host(value: str | None) -> str | None:
