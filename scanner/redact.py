@@ -31,6 +31,7 @@ from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_t
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR, unsafe_reason
 from scanner.loaders import load_bytes, load_path
+from scanner.pii.registry import low_entropy_entities
 from scanner.redact_edits import BodyPlan, apply_edits, length_edits, map_back, plan_edits, same_recording
 from scanner.spans import SpanError, apply_span, normalise_ws, parse_span
 from scanner.units import Channel, Document, LoadError
@@ -38,9 +39,6 @@ from scanner.units import Channel, Document, LoadError
 from scanner.fixtures.tree import REDACT_JOURNAL as JOURNAL  # noqa: E402
 CONTEXT_CHARS = 2048
 PROVENANCE_KEY_ENV = "CENTINELA_PROVENANCE_KEY"
-# Redacted values with a small candidate space: a plain digest of the original body gives them back.
-LOW_ENTROPY = frozenset({"PHONE_NUMBER", "MX_NSS", "MX_CURP", "MX_RFC_PERSONA_FISICA", "MX_CLABE", "MX_INE_CLAVE",
-                         "EMAIL_PERSONAL", "PERSON"})
 
 
 class RedactError(Exception):
@@ -229,7 +227,9 @@ class Redactor:
                 fp.new_text = apply_edits(fp.new_text, length_edits(doc.text, fp.new_text, rel))
             fp.spans_invalidated = _invalidated_spans(root, rel, fp.new_text) if root else []
             algorithm = (entry or {}).get("sha256_original_algorithm", "sha256") if provenance == "sha256" else "hmac-sha256"
-            low = sorted({r.entity for r, _ in fp.all_redactions() if r.entity in LOW_ENTROPY})
+            # redacted values with a small candidate space (the rules' `policy.low_entropy`): a plain digest
+            # of the original body gives them back
+            low = sorted({r.entity for r, _ in fp.all_redactions() if r.entity in low_entropy_entities()})
             if root is not None and low and algorithm == "sha256":
                 fp.warnings.append(
                     f"sha256_original will be a plain digest of a body that differs from the committed one only by "

@@ -122,14 +122,8 @@ td.rule { font-family:ui-monospace, "DejaVu Sans Mono", monospace; font-size:12p
 # ----------------------------------------------------------------------------------------- small helpers
 
 def rule_names(scanner) -> dict[str, str]:
-    """Rule id → name of every rule a `Scanner` runs (its rule metadata, and the personal-data recognizers)."""
-    names = {m.id: m.name for m in scanner.rule_metas()}
-    if getattr(scanner, "pii", None) is not None:
-        from scanner.pii.scanner import RULES
-
-        for rule_id, description in RULES.values():
-            names.setdefault(rule_id, description)
-    return names
+    """Rule id → name of every rule a `Scanner` runs (its rule metadata: injection, secret, personal-data)."""
+    return {m.id: m.name for m in scanner.rule_metas()}
 
 
 def _where(f: Finding) -> str:
