@@ -273,6 +273,8 @@ class Scanner:
         memory = budget.max_memory_bytes if budget is not None else None
         index_of = {id(t): i for i, t in enumerate(targets)}
         done: dict[int, Outcome] = {}
+        if self.pii is not None and len(targets) > 20:
+            self.pii.warm()      # many files: spaCy's model once, before the fork, not in every worker that needs it
         stream = pool.run(lambda t: self.scan_target(t, budget), targets, jobs=jobs, seconds=seconds or None,
                           memory_bytes=memory)
 

@@ -69,10 +69,36 @@ class PiiScanner:
 
     @cached_scan
     def scan(self, doc: Document) -> list[Finding]:
+        staged = self._contact_data(doc)
+        if staged is None:
+            return []
+        st, emails, phones, ids = staged
+        names, wins = self._names_before_ner(st, emails, phones, ids)
+        if wins and could_hold_name(names, wins):
+            self.stats["ner_windows"] += len(wins)
+            self.stats["ner_chars"] += sum(len(w[2]) for w in wins)
+            ner_persons(names, wins, ner.entities)
+        elif wins:
+            self.stats["ner_skipped_documents"] += 1
+        persons = names.out
+        contacts.phone_owners(phones, emails, persons, st)
+        person_redaction(persons, emails + ids, phones, st)
+        final = _non_overlapping(emails + ids + phones + persons)
+        return _findings(doc, final)
+
+    def name_windows(self, doc: Document) -> tuple[Names | None, list]:
+        """The names found without NER and the windows NER would read (for tests and measurements)."""
+        staged = self._contact_data(doc)
+        if staged is None:
+            return None, []
+        return self._names_before_ner(*staged)
+
+    def _contact_data(self, doc: Document):
+        """(state, emails, phones, identifiers): steps 1 and 2, or None when nothing is scanned."""
         units = [u for u in doc.units if u.channel not in SKIP_CHANNELS and u.text and not u.text.isspace()
                  and not (u.channel is Channel.JSON_LD and u.attrs.get("is_key"))]
         if not units:
-            return []
+            return None
         st = ScanState(doc, units, BlockIndex(doc, units), self.ctx, self.roles)
         cands = pattern_candidates(self.recognizers, units)
         cands.extend(link_phones(units))
@@ -85,24 +111,13 @@ class PiiScanner:
         emails = [c for c in kept if c.entity.startswith("EMAIL")]
         phones = [c for c in kept if c.entity == "PHONE_NUMBER"]
         ids = [c for c in kept if c not in emails and c not in phones]
-        persons = self._persons(st, emails, phones, ids)
-        contacts.phone_owners(phones, emails, persons, st)
-        person_redaction(persons, emails + ids, phones, st)
-        final = _non_overlapping(emails + ids + phones + persons)
-        return _findings(doc, final)
+        return st, emails, phones, ids
 
-    def _persons(self, st: ScanState, emails: list[Cand], phones: list[Cand], ids: list[Cand]) -> list[Cand]:
+    def _names_before_ner(self, st: ScanState, emails, phones, ids) -> tuple[Names, list]:
         names = Names(st)
         field_units = title_and_field_names(names)
-        if self.ner_available:
-            wins = windows(names, emails, phones, ids, field_units)
-            if wins and could_hold_name(names, wins):
-                self.stats["ner_windows"] += len(wins)
-                self.stats["ner_chars"] += sum(len(w[2]) for w in wins)
-                ner_persons(names, wins, ner.entities)
-            elif wins:
-                self.stats["ner_skipped_documents"] += 1
-        return names.out
+        wins = windows(names, emails, phones, ids, field_units) if self.ner_available else []
+        return names, wins
 
 
 def _findings(doc: Document, cands: list[Cand]) -> list[Finding]:
