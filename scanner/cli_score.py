@@ -12,7 +12,7 @@ from scanner.cli import (
     EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, refuse_inside, refuse_same, to_json, warn,
 )
 from scanner.terminal import safe
-from scanner.score.gates import ALL_GATES, THRESHOLDS
+from scanner.score.gates import ALL_GATES, GATE, THRESHOLDS
 
 REPORT_MAX_BYTES = 256 << 20
 
@@ -35,13 +35,7 @@ def _number(value) -> bool:
 
 def _cell(details: dict, gate: str, status: str) -> str:
     d = details.get(gate)
-    d = d if isinstance(d, dict) else {}
-    if gate == "honest_partial":
-        violations = d.get("violations")
-        n = len(violations) if isinstance(violations, list) else 0
-        return f"{status} ({n} false)" if n else status
-    v = d.get("divergence" if gate == "cost_divergence" else "value")
-    return f"{status} ({v:.3f})" if _number(v) else status
+    return GATE[gate].terminal_cell(d if isinstance(d, dict) else {}, status)
 
 
 def format_gates(report: dict) -> str:
