@@ -129,6 +129,7 @@ from scanner.fingerprint import (
 from scanner.jsonsafe import read_json
 from scanner.yamlsafe import read_text_bounded, safe_load
 from scanner.sourcetext import LineIndex
+from scanner.validation import first_errors
 
 DEFAULT_ALLOWLIST = ".centinela-allowlist.yaml"
 FINGERPRINT_KEY_ENV = KEY_ENV
@@ -567,15 +568,8 @@ BASELINE_BYTES = 256 << 20
 
 
 def _first_error(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:3]:
-        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "__root__")
-        msg = err.get("msg", "invalid")
-        msg = msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
-        if err.get("type") == "extra_forbidden":
-            msg = "unknown field (entries hold only fingerprint, rule, path, pointer, page, reason, reviewer, expires)"
-        parts.append(f"{loc}: {msg}" if loc else msg)
-    return "; ".join(parts)
+    return first_errors(exc, limit=3, extra_forbidden="unknown field (entries hold only fingerprint, rule, path, "
+                                                      "pointer, page, reason, reviewer, expires)")
 
 
 def parse_allowlist(text: str, source: str = DEFAULT_ALLOWLIST) -> Allowlist:

@@ -6,9 +6,11 @@
 run with this virtualenv's Python, the base one with `PYTHONPATH=DIR` (which wins over the editable install).
 For each tree (default: the example tree and ../shared/realdata when present) it writes, per version:
 
-- `scan --format json` (all kinds, every finding and document entry),
-- `scan --format sarif` (results compared whole; the `rules` of the tool driver reported apart, since a
-  refactoring may give rules better help text without changing any result),
+- `scan --format json` (all kinds, every finding and document entry), and `--kinds injection` (where the
+  prefilter decides which pages are loaded at all),
+- `scan --format sarif` (results compared whole, each `ruleIndex` read as the id of the rule it points at;
+  the `rules` of the tool driver reported apart, since a refactoring may give rules better help text or list
+  more rules without changing any result),
 - `redact --check --format json` (the redaction plan),
 
 with budgets off (`--max-file-seconds 0`) so a busy machine cannot turn a file into a timeout in one run only.
@@ -30,6 +32,8 @@ REALDATA = REPO.parent / "shared" / "realdata"
 
 COMMANDS = {
     "scan.json": ["scan", "--format", "json", "--max-file-seconds", "0", "--no-progress"],
+    "scan-injection.json": ["scan", "--format", "json", "--kinds", "injection", "--max-file-seconds", "0",
+                            "--no-progress"],
     "scan.sarif": ["scan", "--format", "sarif", "--max-file-seconds", "0", "--no-progress"],
     "redact.json": ["redact", "--check", "--format", "json"],
 }
@@ -71,7 +75,10 @@ def compare(base: Path, mine: Path, trees: list[Path]) -> list[str]:
                 if changed:
                     print(f"{tree.name} {name}: rule metadata changed for {', '.join(changed)} (results compared apart)")
                 for run in sa["runs"] + sb["runs"]:
-                    run["tool"]["driver"].pop("rules", None)
+                    ids = [r["id"] for r in run["tool"]["driver"].pop("rules", [])]
+                    for res in run.get("results", []):
+                        if "ruleIndex" in res:
+                            res["ruleIndex"] = ids[res["ruleIndex"]]
                 da, db = (json.dumps(s, sort_keys=True).encode() for s in (sa, sb))
             if da != db:
                 problems.append(f"{tree.name} {name}: differs ({len(da)} vs {len(db)} bytes); "
