@@ -282,9 +282,11 @@ def bench_precommit(repeat: int) -> None:
         """(wall, CPU) seconds of one fresh process and its workers; CPU is what a busy machine distorts least."""
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        subprocess.run(base + args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.run(base + args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         wall = time.perf_counter() - t
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode not in (0, 1):           # 1: findings; anything else did not measure a scan
+            raise SystemExit(f"precommit: {' '.join(args[:3])} exited {proc.returncode}: {proc.stderr[-300:]!r}")
         return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
     def imported(args) -> str:

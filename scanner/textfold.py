@@ -8,6 +8,7 @@ Each fold means one thing; they differ on purpose, and where two must agree a te
 | `scanner.normalize.fold_text` | exactly `normalize(text).text`, one `str.translate` | where no offset is needed | none |
 | `scanner.injection.prefilter.fold_page` | character references and `\\u` escapes decoded, then `fold_text` | the prefilter's page-level search: it must find every phrase the rules would, so it folds with the rules' own table (tests/test_textfold.py) | none |
 | `fold_accents` | lower case, Spanish accents and ñ/ü/ç removed, no-break space → space | personal-data context words, owner cues, names (scanner.pii) | same length: an index in the folded text is one in the original |
+| `fold_collapsed` | `fold_text`, every run of whitespace one space | whether a text still holds an injection's evidence, whatever its spacing (`contain`, the scorer's containment) | none |
 | `fold_words` | NFKD, combining marks removed, lower case, whitespace collapsed | date words of provider responses ("Hace 3 DÍAS" → "hace 3 dias") | none |
 
 (`scanner.rx.charset.fold` is not a text fold: it closes a character set under Python's IGNORECASE rules.)
@@ -16,6 +17,8 @@ Each fold means one thing; they differ on purpose, and where two must agree a te
 from __future__ import annotations
 
 import unicodedata
+
+from scanner.normalize import fold_text
 
 _ACCENTS = str.maketrans("ÁÉÍÓÚÜÑÀÈÌÒÙáéíóúüñàèìòùâêîôûç\u00a0",
                          "AEIOUUNAEIOUaeiouunaeiouaeiouc ")
@@ -34,3 +37,8 @@ def fold_words(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(plain.lower().split())
+
+
+def fold_collapsed(text: str) -> str:
+    """The rules' fold (`scanner.normalize.fold_text`) with every run of whitespace as one space."""
+    return " ".join(fold_text(text).split())

@@ -14,7 +14,7 @@ from scanner.loaders import load_bytes
 from scanner.normalize import normalize, fold_text
 from scanner.rulepack import load_pack
 from scanner.scan import Scanner
-from scanner.textfold import fold_accents, fold_words
+from scanner.textfold import fold_accents, fold_collapsed, fold_words
 
 SCANNER = Scanner(("injection",))
 PREFILTER = SCANNER.prefilter
@@ -58,6 +58,11 @@ def test_the_prefilter_passes_every_folded_variant_the_engine_flags(phrase, hows
     findings = SCANNER.scan_document(load_bytes(markup.encode("utf-8"), "page.html"))
     if findings:
         assert PREFILTER.may_hold_injection(markup), (phrase, text, [f.rule_id for f in findings])
+
+
+@given(st.text(max_size=80))
+def test_fold_collapsed_is_the_rules_fold_with_single_spaces(text):
+    assert fold_collapsed(text) == " ".join(normalize(text).text.split())
 
 
 @given(st.text(max_size=80))
