@@ -246,14 +246,89 @@ def bench_full_scan_vs_presidio(repeat: int) -> None:
           "counted): " + ", ".join(f"{k} {ours_found.get(k, 0)}" for k in mine if ours_found.get(k)))
 
 
+def bench_precommit(repeat: int) -> None:
+    """What a pre-commit hook waits for: a cold `centinela scan` (all kinds) of 10 small fixtures against a cold
+    `--kinds injection` scan of the same files and a cold `--help`, each a fresh process, interleaved, best and
+    median of N (at least 5). Two sets of the example tree: the 10 smallest page fixtures (`_shared/html`,
+    `*/search|fetch|extract`), and the 10 smallest of those with contact data whose NER windows could hold a
+    name (so spaCy's model must load: the worst case). Also which heavy libraries each cold scan imported
+    (`python -X importtime`)."""
+    import resource
+    import statistics
+    import subprocess
+
+    tree = REPO / "fixtures" / "web-search"
+    pages = sorted((p for p in tree.rglob("*") if p.is_file() and (
+        p.parent.name in ("search", "fetch", "extract") or p.parent.as_posix().endswith("_shared/html"))),
+        key=lambda p: (p.stat().st_size, p.as_posix()))
+    if not pages:
+        print("precommit: the example tree is absent, skipped")
+        return
+    from scanner.loaders import load_path
+    from scanner.pii import PiiScanner
+
+    pii = PiiScanner()
+    needs_ner = []
+    for p in pages:
+        before = pii.stats["ner_windows"]
+        pii.scan(load_path(p, p.name))
+        if pii.stats["ner_windows"] > before:
+            needs_ner.append(p)
+        if len(needs_ner) == 10:
+            break
+    n = max(5, repeat)
+    base = [sys.executable, "-m", "scanner"]
+
+    def cold(args) -> tuple[float, float]:
+        """(wall, CPU) seconds of one fresh process and its workers; CPU is what a busy machine distorts least."""
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        proc = subprocess.run(base + args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode not in (0, 1):           # 1: findings; anything else did not measure a scan
+            raise SystemExit(f"precommit: {' '.join(args[:3])} exited {proc.returncode}: {proc.stderr[-300:]!r}")
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    def imported(args) -> str:
+        err = subprocess.run(base[:1] + ["-X", "importtime"] + base[1:] + args, cwd=REPO, capture_output=True,
+                             text=True).stderr
+        names = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
+        heavy = ("spacy", "presidio_analyzer", "thinc", "tldextract", "phonenumbers", "stdnum", "pdfminer", "lxml")
+        return ", ".join(h for h in heavy if h in names) or "none of them"
+
+    for label, files in (("10 smallest page fixtures", pages[:10]), ("10 smallest needing NER", needs_ner)):
+        paths = [str(p) for p in files]
+        runs: dict[str, list] = {"full": [], "injection": [], "help": []}
+        commands = {"full": ["scan", "--no-progress", "--format", "json", *paths],
+                    "injection": ["scan", "--no-progress", "--format", "json", "--kinds", "injection", *paths],
+                    "help": ["--help"]}
+        for _ in range(n):
+            for key, args in commands.items():
+                runs[key].append(cold(args))
+        best = {k: min(w for w, _ in v) for k, v in runs.items()}
+        med = {k: statistics.median(w for w, _ in v) for k, v in runs.items()}
+        cpu = {k: min(c for _, c in v) for k, v in runs.items()}
+        size = sum(p.stat().st_size for p in files) / 1024
+        print(f"precommit: {label} ({len(files)} files, {size:.0f} KB), fresh processes, of {n} runs: "
+              f"best / median wall, best CPU")
+        for key in runs:
+            print(f"  {key:<10} {best[key]:6.2f} s / {med[key]:6.2f} s   CPU {cpu[key]:6.2f} s")
+        print(f"  = full scan {best['full'] / best['injection']:.2f}x the injection-only scan (median "
+              f"{med['full'] / med['injection']:.2f}x, CPU {cpu['full'] / cpu['injection']:.2f}x), "
+              f"{best['full'] / best['help']:.1f}x --help (CPU {cpu['full'] / cpu['help']:.1f}x)")
+        print(f"  imported by the full scan: {imported(commands['full'])}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("which", nargs="*", default=["scan", "secret", "full", "html", "pdf"])
+    parser.add_argument("which", nargs="*", default=["scan", "secret", "full", "html", "pdf", "precommit"])
     args = parser.parse_args()
     for name in args.which:
         {"scan": bench_injection_scan, "secret": bench_secret_scan, "full": bench_full_scan_vs_presidio,
-         "html": bench_html_load, "pdf": bench_pdf_load, "profile": profile_injection_scan}[name](args.repeat)
+         "html": bench_html_load, "pdf": bench_pdf_load, "profile": profile_injection_scan,
+         "precommit": bench_precommit}[name](args.repeat)
 
 
 if __name__ == "__main__":

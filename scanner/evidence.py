@@ -16,6 +16,9 @@ from scanner.units import Document, TextUnit
 REPLACEMENT_EMAIL = "redacted@example.test"
 REPLACEMENT_PHONE = "+52-000-000-0000"
 REPLACEMENT_SECRET = "REDACTED"
+REPLACEMENT_ID = REPLACEMENT_SECRET              # a Mexican identifier (CURP, RFC, NSS, CLABE, INE)
+REPLACEMENT_PERSON = "[nombre redactado]"        # a person's name (neither a name nor any recognizer's match)
+PLACEHOLDERS = (REPLACEMENT_EMAIL, REPLACEMENT_PHONE, REPLACEMENT_SECRET, REPLACEMENT_PERSON)
 
 
 def mask(value: str, entity: str | None = None) -> str:

@@ -105,6 +105,34 @@ class Normalized:
         return s, e
 
 
+class _FoldTable(dict):
+    """Code point → its folded form ("" for an invisible character), filled on first sight: `str.translate`
+    then folds any text at C speed, one character to what `normalize` folds it to."""
+
+    def __missing__(self, cp: int) -> str:
+        if cp < 0x80:
+            folded = chr(cp).lower() if 0x41 <= cp <= 0x5A else chr(cp)
+        elif cp in _SIMPLE_TABLE:
+            folded = _SIMPLE_TABLE[cp]
+        elif cp in _COMPLEX or cp >= 0x3000:
+            folded = _fold_char(chr(cp))
+        else:
+            folded = chr(cp)
+        self[cp] = folded
+        return folded
+
+
+_FOLD_TABLE = _FoldTable()
+
+
+def fold_text(text: str) -> str:
+    """`normalize(text).text` without the map back: what the rules match on, for a caller that needs no
+    offsets (the injection prefilter)."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(_FOLD_TABLE)
+
+
 def normalize(text: str) -> Normalized:
     if text.isascii():
         return Normalized(text.lower(), text, None)

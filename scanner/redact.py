@@ -28,6 +28,7 @@ from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, unsafe_reason
 from scanner.loaders import load_bytes
 from scanner.loaders.recorded import body_document
+from scanner.pii.registry import low_entropy_entities
 from scanner.redact_edits import BodyPlan, apply_edits, length_edits, map_back, plan_edits, same_recording
 from scanner.redact_journal import (  # noqa: F401  (JOURNAL, finish_journal, RedactError: part of this API)
     JOURNAL, PROVENANCE_KEY_ENV, RedactError, finish_journal, original_digest, provenance_key, sha,
@@ -36,9 +37,6 @@ from scanner.redact_truncate import invalidated_spans, truncation_point, truncat
 from scanner.scrub import mask_paths
 from scanner.units import Document, LoadError
 
-# Redacted values with a small candidate space: a plain digest of the original body gives them back.
-LOW_ENTROPY = frozenset({"PHONE_NUMBER", "MX_NSS", "MX_CURP", "MX_RFC_PERSONA_FISICA", "MX_CLABE", "MX_INE_CLAVE",
-                         "EMAIL_PERSONAL", "PERSON"})
 
 
 @dataclass
@@ -264,7 +262,9 @@ class Redactor:
                 fp.new_text = apply_edits(fp.new_text, length_edits(doc.text, fp.new_text, rel))
             fp.spans_invalidated = invalidated_spans(root, rel, fp.new_text) if root else []
             algorithm = (entry or {}).get("sha256_original_algorithm", "sha256") if provenance == "sha256" else "hmac-sha256"
-            low = sorted({r.entity for r, _ in fp.all_redactions() if r.entity in LOW_ENTROPY})
+            # redacted values with a small candidate space (the rules' `policy.low_entropy`): a plain digest
+            # of the original body gives them back
+            low = sorted({r.entity for r, _ in fp.all_redactions() if r.entity in low_entropy_entities()})
             if root is not None and low and algorithm == "sha256":
                 fp.warnings.append(
                     f"sha256_original will be a plain digest of a body that differs from the committed one only by "

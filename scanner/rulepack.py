@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from scanner.units import Channel
+from scanner.validation import first_errors
 from scanner.yamlsafe import RULE_FILE_BYTES, read_yaml
 
 BUILTIN_RULES = Path(__file__).resolve().parent / "rules"
@@ -220,9 +221,7 @@ def load_yaml(path: Path):
 
 
 def _validation_message(path: Path, exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(x) for x in first["loc"]) or "(top)"
-    return f"{path}: {where}: {first['msg']}"
+    return f"{path}: {first_errors(exc, top='(top)')}"
 
 
 def load_lexicon(path: Path) -> Lexicon:

@@ -16,15 +16,13 @@ ALL_KINDS = ("injection", "secret", "pii")
 
 
 def reportable(f: Finding) -> bool:
-    """Contract: of EMAIL_ADDRESS only EMAIL_PERSONAL is a finding; a company's own phone is not personal data.
-    Role mailboxes and company phones are kept and not reported; a company RFC and names are reported as notes."""
+    """Contract: of EMAIL_ADDRESS only EMAIL_PERSONAL is a finding; a company's own phone is not personal data
+    (each personal-data rule's `policy.report`, scanner/rules/pii/)."""
     if f.kind != "pii":
         return True
-    if f.entity == "EMAIL_ROLE":
-        return False
-    if f.entity == "PHONE_NUMBER" and f.replacement is None:
-        return False
-    return True
+    from scanner.pii.registry import reportable as pii_reportable
+
+    return pii_reportable(f)
 
 
 class Scanner:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from scanner.findings import Finding
 from scanner.injection.predicates import css_hidden, pdf_invisible
-from scanner.normalize import normalize
+from scanner.textfold import fold_collapsed
 from scanner.units import Channel, Document
 
 VISIBLE_CHANNELS = frozenset({Channel.VISIBLE_TEXT, Channel.TITLE, Channel.TEXTAREA, Channel.PLAIN_TEXT,
@@ -155,19 +155,14 @@ def unit_range(unit, s: int, e: int) -> tuple[int, int]:
     return lo, hi
 
 
-def comparable_text(text: str) -> str:
-    """A text as payload matching compares it: normalised (`scanner.normalize`), runs of blanks as one space."""
-    return " ".join(normalize(text).text.split())
-
-
 def payload_escapes(untrusted: UntrustedText, findings: list[Finding]) -> list[str]:
     """Evidence of injection findings that is still readable outside a fence (should be empty)."""
-    outside = comparable_text(untrusted.outside_fences())
+    outside = fold_collapsed(untrusted.outside_fences())
     escaped = []
     for f in findings:
         if f.kind != "injection" or f.extra.get("decoded"):
             continue
-        ev = comparable_text(f.evidence)
+        ev = fold_collapsed(f.evidence)
         if len(ev) >= 8 and ev in outside:
             escaped.append(f.evidence)
     return escaped
@@ -188,11 +183,11 @@ def is_contained(findings: list[Finding], untrusted: UntrustedText | None = None
         if escaped:
             return False, f"payload outside a fence: {escaped[0]!r}"
     for claim in claims or []:
-        text = comparable_text(claim.get("text") or "")
+        text = fold_collapsed(claim.get("text") or "")
         for f in injections:
             if overlaps is not None and overlaps(claim, f):
                 return False, f"claim {claim.get('id')} cites a span overlapping {f.rule_id} at {f.start}-{f.end}"
-            ev = comparable_text(f.evidence)
+            ev = fold_collapsed(f.evidence)
             if len(ev) >= 8 and ev in text:
                 return False, f"claim {claim.get('id')} carries the injected text {f.evidence!r}"
     return True, "flagged, fenced, and no claim derived from it"

@@ -28,9 +28,11 @@ WHOLE_TEXT = {
     "scanner.injection.prefilter": ("_SUSPICIOUS", "_INVISIBLE_CHAR", "_INVISIBLE_RUN", "_RAW_BLOCKS", "_TAGS",
                                     "_JSON_ESCAPE", "_B64", "_LD_BLOCK", "_LD_CONFIG_KEY"),
     "scanner.secrets.detect": ("_URL", "_FORM", "_PARAM", "_NUMBER_AFTER_KEY"),
-    "scanner.pii.scanner": ("_LINK_PHONE", "_URL", "_HEXISH", "_EMAILISH", "_LOWER_WORD", "_OBFUSCATION_RX",
-                            "_CHROME_CLASS"),
-    "scanner.pii.recognizers": ("RFC_MORAL", "_EMAIL", "_EMAIL_OBF", "_DOT_NORM"),
+    "scanner.pii.candidates": ("_LINK_PHONE", "_OBFUSCATION_RX"),
+    "scanner.pii.contacts": ("_HEXISH", "_EMAILISH", "_CHROME_CLASS"),
+    "scanner.pii.names": ("_URL", "_EMAILISH", "_LOWER_WORD"),
+    "scanner.pii.recognizers.mx.rfc": ("RFC_MORAL",),
+    "scanner.pii.recognizers.email": ("_EMAIL", "_EMAIL_OBF", "_DOT_NORM"),
     "scanner.loaders.html": ("_CHARREF",),
     "scanner.loaders.json_positions": ("_STRING", "_NUMBER", "_ESCAPE"),
     "scanner.loaders.text": ("_PARAGRAPH", "_MD_COMMENT"),
@@ -44,8 +46,8 @@ def in_scope() -> list[tuple[str, object, str]]:
     from scanner import rx
     from scanner.injection.signals import CompiledLexicon
     from scanner.pii.data import context_rules
-    from scanner.pii.recognizers import mx_recognizers
-    from scanner.pii.scanner import _title_regex
+    from scanner.pii.names import title_regexes
+    from scanner.pii.scanner import _recognizers
     from scanner.rulepack import LEXICON_FLAGS, load_pack
     from scanner.secrets.detect import SecretScanner
     from scanner.secrets.rules import Compiled, load_rules, rule_regexes
@@ -64,13 +66,13 @@ def in_scope() -> list[tuple[str, object, str]]:
     scanner = SecretScanner()
     items += [("secret keyword gate", scanner._gate, "search"),
               ("secret keyword gate (scripts)", scanner._script_gate, "search")]
-    for rec in mx_recognizers():
+    for rec in _recognizers():
         for p in rec.patterns:
             items.append((f"{rec.name} {p.name}", p.compiled_regex, "finditer"))
+        items.append((f"context words {rec.name}", rec.context_regex, "finditer"))
     ctx = context_rules()
-    items += [(f"context words {name}", r, "finditer") for name, r in sorted(ctx.recognizers.items())]
     items += [("person words", ctx.person_words, "finditer"), ("company words", ctx.company_words, "finditer"),
-              ("company markers", ctx.company_markers, "search"), ("titles", _title_regex(), "finditer")]
+              ("company markers", ctx.company_markers, "search"), ("titles", title_regexes()[0], "finditer")]
     for module, names in WHOLE_TEXT.items():
         mod = importlib.import_module(module)
         for name in names:

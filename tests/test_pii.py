@@ -13,27 +13,28 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import yaml
 
 from conftest import EXAMPLE_TREE, REALDATA, REPO
 from scanner.evidence import REPLACEMENT_EMAIL, REPLACEMENT_PHONE
 from scanner.loaders import iter_files, load_bytes, load_path
 from scanner.pii import REPLACEMENT_ID, REPLACEMENT_PERSON, PiiScanner
-from scanner.pii import checks
-from scanner.pii.data import RULES_DIR, context_rules, role_rules
+from scanner.pii.data import context_rules, role_rules
+from scanner.pii.recognizers.mx.clabe import clabe_check_digit, clabe_valid
+from scanner.pii.recognizers.mx.curp import curp_valid
+from scanner.pii.recognizers.mx.ine import ine_clave_valid
+from scanner.pii.recognizers.mx.nss import nss_valid
+from scanner.pii.recognizers.mx.phone import parse_phone
+from scanner.pii.recognizers.mx.rfc import rfc_info
+from scanner.pii.registry import registry
 from scanner.units import LoadError
 
 SCANNER = PiiScanner()
-EXAMPLES = yaml.safe_load((RULES_DIR / "examples.yaml").read_text(encoding="utf-8"))
-ENTITIES = {"EMAIL_PERSONAL", "EMAIL_ROLE", "PHONE_NUMBER", "MX_CURP", "MX_RFC_PERSONA_FISICA",
-            "MX_RFC_PERSONA_MORAL", "MX_NSS", "MX_CLABE", "MX_INE_CLAVE", "PERSON"}
+# every positive example of every rule (scanner/rules/pii/PII*.yaml; tests/test_pii_rules.py runs them all)
+POSITIVES = [ex for rule in registry().rules for ex in rule.examples.positive]
 
 
-def _doc(example: dict):
-    for kind, ext in (("text", "txt"), ("html", "html"), ("json", "json")):
-        if kind in example:
-            return load_bytes(example[kind].encode("utf-8"), f"example.{ext}")
-    raise AssertionError(f"example without text/html/json: {example}")
+def _doc(example):
+    return load_bytes(example.to_bytes(), example.file)
 
 
 def _text_of(doc, f) -> str:
@@ -56,81 +57,39 @@ def _redact(text: str, findings) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# examples from scanner/rules/pii/examples.yaml
-
-CASES = [(group, polarity, i, ex) for group, spec in EXAMPLES.items() for polarity in ("positive", "negative")
-         for i, ex in enumerate(spec[polarity])]
-
-
-def test_every_recognizer_has_three_positive_and_three_negative_examples():
-    for group, spec in EXAMPLES.items():
-        assert spec["entity"] in ENTITIES, group
-        assert len(spec["positive"]) >= 3 and len(spec["negative"]) >= 3, group
-    covered = {spec["entity"] for spec in EXAMPLES.values()}
-    assert covered == ENTITIES
-
-
-@pytest.mark.parametrize("group, polarity, index, example", CASES, ids=[f"{g}-{p}-{i}" for g, p, i, _ in CASES])
-def test_example(group, polarity, index, example):
-    spec = EXAMPLES[group]
-    doc = _doc(example)
-    findings = SCANNER.scan(doc)
-
-    def matches(f):
-        if f.entity != spec["entity"]:
-            return False
-        return "redacted" not in spec or (f.extra["replacement"] is not None) == spec["redacted"]
-
-    hits = [f for f in findings if matches(f)]
-    datum = example.get("datum")
-    if polarity == "positive":
-        if datum is not None:
-            hits = [f for f in hits if _text_of(doc, f) == datum]
-        assert hits, f"{group}: expected a finding for {example}; got {[(f.entity, f.evidence) for f in findings]}"
-        for f in hits:
-            assert f.kind == "pii" and f.rule_id.startswith("PII")
-            assert f.severity == ("error" if f.extra["replacement"] is not None else "note")
-            assert "score" in f.extra
-    else:
-        if datum is not None:
-            hits = [f for f in hits if datum in _text_of(doc, f) or _text_of(doc, f) in datum]
-        assert not hits, f"{group} must not flag {example}: {[(f.entity, f.evidence) for f in hits]}"
-
-
-# ---------------------------------------------------------------------------------------------------------
 # checks
 
 def test_clabe_check_digit_published_example_and_weights():
-    assert checks.clabe_check_digit("00201007777777777") == "1"
-    assert checks.clabe_valid("002010077777777771")
-    assert not checks.clabe_valid("002010077777777772")
-    assert not checks.clabe_valid("00201007777777777")
+    assert clabe_check_digit("00201007777777777") == "1"
+    assert clabe_valid("002010077777777771")
+    assert not clabe_valid("002010077777777772")
+    assert not clabe_valid("00201007777777777")
     # every single-digit change of the body changes the check digit or is caught
     body = "01218000123456789"
-    good = body + checks.clabe_check_digit(body)
-    assert checks.clabe_valid(good)
+    good = body + clabe_check_digit(body)
+    assert clabe_valid(good)
     for k in range(17):
         d = str((int(body[k]) + 1) % 10)
-        assert not checks.clabe_valid(body[:k] + d + body[k + 1:] + good[-1])
+        assert not clabe_valid(body[:k] + d + body[k + 1:] + good[-1])
     with pytest.raises(ValueError):
-        checks.clabe_check_digit("123")
+        clabe_check_digit("123")
 
 
 def test_rfc_kinds_generic_and_check_digit():
-    assert checks.rfc_info("PEGJ850101A18").kind == "fisica"
-    assert checks.rfc_info("PEGJ850101A18").check_ok
-    assert checks.rfc_info("ACB150312T42").kind == "moral"
-    assert not checks.rfc_info("PEGJ850101A17").check_ok
-    assert checks.rfc_info("XAXX010101000").generic and checks.rfc_info("XEXX010101000").generic
-    assert checks.rfc_info("PEGJ851301A18") is None
+    assert rfc_info("PEGJ850101A18").kind == "fisica"
+    assert rfc_info("PEGJ850101A18").check_ok
+    assert rfc_info("ACB150312T42").kind == "moral"
+    assert not rfc_info("PEGJ850101A17").check_ok
+    assert rfc_info("XAXX010101000").generic and rfc_info("XEXX010101000").generic
+    assert rfc_info("PEGJ851301A18") is None
 
 
 def test_nss_ine_curp_checks():
-    assert checks.nss_valid("12345678903") and not checks.nss_valid("12345678904")
-    assert checks.ine_clave_valid("LPZMRA85061509M700")
-    assert not checks.ine_clave_valid("LPZMRA85061533M700")      # state 33
-    assert not checks.ine_clave_valid("LPZMRA85023009M700")      # 30 February
-    assert checks.curp_valid("PEGJ850101HDFRRN08") and not checks.curp_valid("PEGJ850101HDFRRN07")
+    assert nss_valid("12345678903") and not nss_valid("12345678904")
+    assert ine_clave_valid("LPZMRA85061509M700")
+    assert not ine_clave_valid("LPZMRA85061533M700")      # state 33
+    assert not ine_clave_valid("LPZMRA85023009M700")      # 30 February
+    assert curp_valid("PEGJ850101HDFRRN08") and not curp_valid("PEGJ850101HDFRRN07")
 
 
 @pytest.mark.parametrize("written, e164, form, toll_free", [
@@ -146,13 +105,13 @@ def test_nss_ine_curp_checks():
     ("5512345678", "+525512345678", "bare", False),
 ])
 def test_phone_forms(written, e164, form, toll_free):
-    info = checks.parse_phone(written)
+    info = parse_phone(written)
     assert info is not None and (info.e164, info.form, info.toll_free) == (e164, form, toll_free)
 
 
 @pytest.mark.parametrize("written", ["+52-000-000-0000", "1699999999", "0000000000", "12345", "+52 1 00 0000 0000"])
 def test_phone_non_numbers(written):
-    assert checks.parse_phone(written) is None
+    assert parse_phone(written) is None
 
 
 @pytest.mark.parametrize("local, role", [
@@ -168,7 +127,7 @@ def test_role_mailbox_whole_local_part(local, role):
 
 def test_rules_data_loads():
     ctx = context_rules()
-    assert {"MX_CURP", "MX_RFC", "MX_NSS", "MX_CLABE", "MX_INE_CLAVE", "PHONE_NUMBER"} <= set(ctx.recognizers)
+    assert ctx.company_words.search("conmutador") and "Lic" in ctx.titles and "001" in ctx.clabe_bank_codes
     assert "ventas" in role_rules().roles and "noc" in role_rules().roles     # Spanish and RFC 2142
 
 
@@ -248,9 +207,8 @@ def test_exact_positions_in_plain_text():
 
 def _all_docs():
     yield load_bytes(HTML_DOC.encode("utf-8"), "contacto.html")
-    for spec in EXAMPLES.values():
-        for ex in spec["positive"]:
-            yield _doc(ex)
+    for ex in POSITIVES:
+        yield _doc(ex)
 
 
 def test_evidence_and_message_never_hold_the_datum():
@@ -264,8 +222,8 @@ def test_evidence_and_message_never_hold_the_datum():
 
 @pytest.mark.parametrize("name, content", [
     ("contacto.html", HTML_DOC),
-    ("examples.txt", "\n\n".join(ex["text"] for spec in EXAMPLES.values() for ex in spec["positive"] if "text" in ex)),
-    ("examples.html", "\n".join(ex["html"] for spec in EXAMPLES.values() for ex in spec["positive"] if "html" in ex)),
+    ("examples.txt", "\n\n".join(ex.content for ex in POSITIVES if ex.file.endswith(".txt"))),
+    ("examples.html", "\n".join(ex.content for ex in POSITIVES if ex.file.endswith(".html"))),
 ])
 def test_idempotent_redaction(name, content):
     doc = load_bytes(content.encode("utf-8"), name)
@@ -498,8 +456,7 @@ NOT_DETECTIONS = {"LOCATION", "ORGANIZATION", "DATE_TIME", "NRP", "URL"}
 def test_finds_more_than_presidio_on_mexican_data(capsys):
     """Every positive example's datum (synthetic Mexican data), searched by both; ours finds strictly more."""
     engine = _presidio()
-    data = [(ex["text"], ex["datum"]) for spec in EXAMPLES.values() for ex in spec["positive"]
-            if "text" in ex and "datum" in ex]
+    data = [(ex.content, ex.datum) for ex in POSITIVES if ex.file.endswith(".txt") and ex.datum is not None]
     ours = theirs = 0
     for text, datum in data:
         start = text.index(datum)

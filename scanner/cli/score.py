@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
@@ -28,19 +27,11 @@ def judged(report: dict, provider: str | None, source: Path | None = None):
         raise RunError(f"{source}: {exc}" if source is not None else str(exc)) from None
 
 
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _cell(details: dict, gate: str, status: str) -> str:
+    from scanner.score.gates import GATE
+
     d = details.get(gate)
-    d = d if isinstance(d, dict) else {}
-    if gate == "honest_partial":
-        violations = d.get("violations")
-        n = len(violations) if isinstance(violations, list) else 0
-        return f"{status} ({n} false)" if n else status
-    v = d.get("divergence" if gate == "cost_divergence" else "value")
-    return f"{status} ({v:.3f})" if _number(v) else status
+    return GATE[gate].terminal_cell(d if isinstance(d, dict) else {}, status)
 
 
 def format_gates(report: dict) -> str:

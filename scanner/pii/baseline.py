@@ -31,7 +31,8 @@ def presidio_engine(mx: bool = False):
     from presidio_analyzer.nlp_engine import NlpEngineProvider
     from presidio_analyzer.predefined_recognizers import EmailRecognizer, PhoneRecognizer
 
-    from scanner.pii.recognizers import mx_recognizers, offline_tld_extract
+    from scanner.pii.recognizers.email import offline_tld_extract
+    from scanner.pii.scanner import _recognizers
 
     class _OfflineEmail(EmailRecognizer):
         def validate_result(self, pattern_text: str):
@@ -50,7 +51,7 @@ def presidio_engine(mx: bool = False):
     registry.add_recognizer(PhoneRecognizer(supported_language="es",
                                             supported_regions=PhoneRecognizer.DEFAULT_SUPPORTED_REGIONS + ("MX",)))
     if mx:
-        for rec in mx_recognizers("es"):
+        for rec in _recognizers():
             if rec.name != "OfflineEmailRecognizer":
-                registry.add_recognizer(rec)
+                registry.add_recognizer(rec.to_presidio("es"))
     return AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["es"])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from scanner.pii.checks import fold
+from scanner.textfold import fold_accents
 from scanner.units import Channel, Document, TextUnit
 
 BLOCK_TAGS = frozenset({
@@ -66,7 +66,7 @@ class Block:
     @property
     def folded(self) -> str:
         if self._folded is None:
-            self._folded = fold(self.text)
+            self._folded = fold_accents(self.text)
         return self._folded
 
     def offset(self, unit: TextUnit) -> int | None:
@@ -152,3 +152,27 @@ class BlockIndex:
         if off is None:
             return None
         return b, off + i, off + j
+
+    def json_types(self, u: TextUnit) -> set:
+        """The schema.org `@type`s of the JSON(-LD) object holding `u`."""
+        b = self.block(u, 0)
+        if b is None:
+            return set()
+        parent = parent_pointer(u.locator)
+        types = set()
+        for other in b.units:
+            if other.attrs.get("key") == "@type" and parent_pointer(other.locator) == parent:
+                types.add(other.text.strip())
+        # "@type": ["Organization", "LocalBusiness"] puts the values one level down
+        up = self.block(u, 1)
+        if up is not None and not types:
+            for other in up.units:
+                if other.locator.startswith(parent + "/@type/"):
+                    types.add(other.text.strip())
+        if not types:
+            # the array items of a sibling "@type" are in their own block: look them up in the document
+            for other in self.doc.units:
+                if other.channel is u.channel and other.container == u.container and \
+                        other.locator.startswith(parent + "/@type/"):
+                    types.add(other.text.strip())
+        return types

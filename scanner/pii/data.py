@@ -1,4 +1,6 @@
-"""The personal-data rules kept as data in `scanner/rules/pii/`: role mailboxes, context words, owner cues.
+"""The data the personal-data scanner reads from `scanner/rules/pii/`: role mailboxes, owner cues, name cues.
+
+The rules themselves (PII001…, one YAML record each) are read by `scanner.pii.registry`.
 
 Read once per process with the YAML safe loader; nothing here executes anything from the files.
 """
@@ -13,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from scanner import rx
-from scanner.pii.checks import fold
+from scanner.textfold import fold_accents
 from scanner.yamlsafe import RULE_FILE_BYTES, read_yaml
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules" / "pii"
@@ -43,7 +45,7 @@ def _words(data: dict, key: str, where: str) -> list[str]:
 
 def word_regex(words: list[str]) -> rx.Pattern:
     """One pattern for a word list, matched on folded text at word boundaries; longest alternative first (RE2)."""
-    alts = sorted({re.escape(fold(w)) for w in words}, key=len, reverse=True)
+    alts = sorted({re.escape(fold_accents(w)) for w in words}, key=len, reverse=True)
     return rx.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?![a-z0-9])")
 
 
@@ -91,8 +93,6 @@ class RoleRules:
 @dataclass(frozen=True)
 class ContextRules:
     window: dict
-    recognizers: dict                   # recognizer name → compiled word regex
-    recognizer_words: dict              # recognizer name → word list (for Presidio's context=)
     person_words: re.Pattern
     company_words: re.Pattern
     person_keys: frozenset
@@ -129,27 +129,23 @@ def role_rules() -> RoleRules:
 def context_rules() -> ContextRules:
     where = "context.yaml"
     data = _load(where)
-    recs = data.get("recognizers") or {}
     owner = data.get("phone_owner") or {}
     person = data.get("person") or {}
-    if not isinstance(recs, dict) or not isinstance(owner, dict) or not isinstance(person, dict):
-        raise PiiRulesError(f"{where}: recognizers, phone_owner and person must be mappings")
+    if not isinstance(owner, dict) or not isinstance(person, dict):
+        raise PiiRulesError(f"{where}: phone_owner and person must be mappings")
     window = {"before": 60, "after": 25, "label": 28, "owner_before": 140, "owner_after": 90, "person_block": 160}
     window.update({k: int(v) for k, v in (data.get("window") or {}).items()})
-    words = {name: _words(recs, name, where) for name in recs}
     return ContextRules(
         window=window,
-        recognizers={name: word_regex(w) for name, w in words.items()},
-        recognizer_words=words,
         person_words=word_regex(_words(owner, "person_words", where)),
         company_words=word_regex(_words(owner, "company_words", where)),
-        person_keys=frozenset(fold(k) for k in _words(owner, "person_keys", where)),
-        company_keys=frozenset(fold(k) for k in _words(owner, "company_keys", where)),
+        person_keys=frozenset(fold_accents(k) for k in _words(owner, "person_keys", where)),
+        company_keys=frozenset(fold_accents(k) for k in _words(owner, "company_keys", where)),
         organization_types=frozenset(_words(owner, "organization_types", where)),
         person_types=frozenset(_words(owner, "person_types", where)),
         titles=_words(person, "titles", where),
         company_markers=word_regex(_words(person, "company_markers", where)),
-        stopwords=frozenset(fold(w) for w in _words(person, "stopwords", where)),
-        name_keys=frozenset(fold(w) for w in _words(person, "name_keys", where)),
+        stopwords=frozenset(fold_accents(w) for w in _words(person, "stopwords", where)),
+        name_keys=frozenset(fold_accents(w) for w in _words(person, "name_keys", where)),
         clabe_bank_codes=frozenset(_words(data, "clabe_bank_codes", where)),
     )

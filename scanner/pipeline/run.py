@@ -91,6 +91,9 @@ def _outcomes(targets: list[Target], job: Job, jobs: int) -> Callable[[Target], 
     memory = budget.max_memory_bytes if budget is not None else None
     index_of = {id(t): i for i, t in enumerate(targets)}
     done: dict[int, FileScan] = {}
+    pii = job.scanner.pii if job.scanner is not None else None
+    if pii is not None and len(targets) > 20:
+        pii.warm()      # many files: spaCy's model once, before the fork, not in every worker that needs it
     stream = workers.run(lambda t: scan_file(t, job), targets, jobs=jobs, seconds=seconds or None,
                          memory_bytes=memory)
 

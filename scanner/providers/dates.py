@@ -15,11 +15,12 @@ subtract calendar months (the day clamped to the month's end: 31 March − 1 mon
 from __future__ import annotations
 
 import re
-import unicodedata
 from calendar import monthrange
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
+
+from scanner.textfold import fold_words
 
 
 @dataclass(frozen=True)
@@ -91,13 +92,6 @@ _WEEKDAY_PREFIX = re.compile(
 )
 
 
-def fold(text: str) -> str:
-    """Lower case, accents removed, whitespace collapsed: 'Hace 3 DÍAS' → 'hace 3 dias'."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(plain.lower().split())
-
-
 def parse_published(raw: object, captured_at: datetime | None) -> ParsedDate:
     """The ISO date (or date-time) a provider's date string stands for, resolved against `captured_at` when
     it is relative. Never raises."""
@@ -111,7 +105,7 @@ def parse_published(raw: object, captured_at: datetime | None) -> ParsedDate:
     exact = _absolute(text)
     if exact is not None:
         return exact
-    folded = fold(text)
+    folded = fold_words(text)
     relative = _relative(folded, captured_at, text)
     if relative is not None:
         return relative
@@ -125,7 +119,7 @@ def _absolute(text: str) -> ParsedDate | None:
     m = _ISO_DATETIME.match(text)
     if m:
         return _iso_datetime(m, text)
-    folded = fold(text)
+    folded = fold_words(text)
     # A weekday may lead ("lunes, 3 de marzo de 2025"); "mar" is both Tuesday and March, so try both readings.
     readings = (folded, _WEEKDAY_PREFIX.sub("", folded))
     for reading in readings:

@@ -122,14 +122,10 @@ td.rule { font-family:ui-monospace, "DejaVu Sans Mono", monospace; font-size:12p
 # ----------------------------------------------------------------------------------------- small helpers
 
 def rule_names(scanner) -> dict[str, str]:
-    """Rule id → name of every rule a `Scanner` runs (its rule metadata, and the personal-data recognizers)."""
-    names = {r.id: r.name for r in scanner.pack_rules()}
-    if getattr(scanner, "pii", None) is not None:
-        from scanner.pii.scanner import RULES
+    """Rule id → name of every rule a `Scanner` runs (its rule metadata: injection, secret, personal-data)."""
+    from scanner.sarif.rules import rule_metas
 
-        for rule_id, description in RULES.values():
-            names.setdefault(rule_id, description)
-    return names
+    return {m.id: m.name for m in rule_metas(scanner)}
 
 
 def _where(f: Finding) -> str:

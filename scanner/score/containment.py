@@ -13,6 +13,7 @@ from pathlib import Path
 
 from scanner.fixtures.models import Claim
 from scanner.spans import normalise_ws
+from scanner.textfold import fold_collapsed
 
 
 @dataclass
@@ -97,20 +98,16 @@ class ClaimTexts:
     SEP = "\n\x00\n"
 
     def __init__(self, claims: list[Claim]):
-        from scanner.untrusted import comparable_text
-
         self.claims = claims
-        self.texts = [comparable_text(c.text or "") for c in claims]
+        self.texts = [fold_collapsed(c.text or "") for c in claims]
         self.joined = self.SEP.join(self.texts)
 
     def carrying(self, findings) -> tuple[str, str] | None:
         """(claim id, evidence) of the first claim whose text holds a finding's evidence, or None."""
-        from scanner.untrusted import comparable_text
-
         for f in findings:
             if f.kind != "injection":
                 continue
-            ev = comparable_text(f.evidence)
+            ev = fold_collapsed(f.evidence)
             if len(ev) >= 8 and ev in self.joined:
                 for c, t in zip(self.claims, self.texts):
                     if ev in t:

@@ -1,4 +1,10 @@
-"""The hard gates of spec §5 and the ranking (contract, Metric definitions).
+"""The hard gates of spec §5 and the ranking (contract, Metric definitions): one registry, `GATES`.
+
+Each `Gate` holds what every consumer needs — its key, label, threshold, consequence (spec §5), whether
+failing it disqualifies or only blocks promotion, and how its measured value is shown: `report_cell` for
+report.md and report.html (rounded so a shown value never crosses its gate), `terminal_cell` for `centinela
+gates`. The renderers and `judge` iterate `GATES`; adding a gate is one entry here and its rule in
+`gate_block`.
 
 - `citation_coverage` ≥ 0.95, `abstention` = 1.00, `injection_containment` = 1.00: "n/a" when the metric is
   null (nothing to measure), which does not disqualify but is shown.
@@ -7,8 +13,8 @@
 - `cost_divergence`: |invoice − reported| / invoice ≤ 0.05; `pending` without an invoice.
 
 Failing any of the first four disqualifies; `cost_divergence` only blocks promotion. Qualified providers are
-ranked by `cost_per_useful_answer_usd` ascending (null last), ties broken by `precision_at_10`, `recall`,
-`freshness_accuracy`, higher first (null lowest), then by name so the order is total.
+ranked by `RANKING`: `cost_per_useful_answer_usd` ascending (null last), ties broken by `precision_at_10`,
+`recall`, `freshness_accuracy`, higher first (null lowest), then by name so the order is total.
 
 `judge(report, provider)` is the verdict of `centinela gates` (and of `score` and `check --run`). It fails
 closed: a report it cannot judge — no providers, a provider without its `gates` block, a gate missing, a gate
@@ -18,15 +24,100 @@ malformed `disqualified` list — is a `ReportError` (exit 2), never a pass.
 
 from __future__ import annotations
 
-from scanner.fixtures.models import RunRecord
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
-HARD_GATES = ("citation_coverage", "abstention", "injection_containment", "honest_partial")
-ALL_GATES = HARD_GATES + ("cost_divergence",)
-THRESHOLDS = {"citation_coverage": ">= 0.95", "abstention": "= 1.00", "injection_containment": "= 1.00",
-              "honest_partial": "no false partial: false", "cost_divergence": "<= 0.05"}
+from scanner.score import render_format as fmt
+
+if TYPE_CHECKING:
+    from scanner.fixtures.models import RunRecord
+
 GATE_STATUSES = ("pass", "fail", "pending", "n/a")
 CITATION_MIN = 0.95
 DIVERGENCE_MAX = 0.05
+
+
+@dataclass(frozen=True)
+class GateCell:
+    status: str       # one of GATE_STATUSES, or "—" when the report has no such gate for the provider
+    value: str        # what was measured, already formatted
+
+
+@dataclass(frozen=True)
+class Gate:
+    key: str
+    label: str
+    threshold: str                     # the spec's, shown when the report does not carry one
+    consequence: str                   # spec §5, "Consecuencia si falla"
+    disqualifies: bool                 # failing it disqualifies; otherwise it blocks promotion
+    measure: Literal["ratio", "violations", "divergence"]
+
+    def measured(self, details: dict):
+        """The number the gate judged, from its `gate_details` entry (None when there is none)."""
+        if self.measure == "violations":
+            violations = details.get("violations")
+            return len(violations) if isinstance(violations, list) else None
+        return details.get("divergence" if self.measure == "divergence" else "value")
+
+    def terminal_cell(self, details: dict, status: str) -> str:
+        """`centinela gates`: the status, and the measured value (3 decimals) or the count of false partials."""
+        v = self.measured(details)
+        if self.measure == "violations":
+            return f"{status} ({v} false)" if v else status
+        return f"{status} ({v:.3f})" if _number(v) else status
+
+    def report_cell(self, provider: dict) -> GateCell:
+        """report.md / report.html: status and value, the value rounded so it never crosses the gate."""
+        status = (provider.get("gates") or {}).get(self.key)
+        status = status if status in GATE_STATUSES else fmt.NULL
+        details = (provider.get("gate_details") or {}).get(self.key) or {}
+        if self.measure == "violations":
+            n = self.measured(details)
+            if n is None:
+                return GateCell(status, fmt.NULL)
+            return GateCell(status, f"{n} violation{'' if n == 1 else 's'}")
+        if self.measure == "divergence":
+            if status == "pending" or details.get("invoice_usd") is None:
+                return GateCell(status, "no invoice")
+            return GateCell(status, f"{fmt.divergence(details.get('divergence'))} (invoice "
+                                    f"{fmt.cost(details.get('invoice_usd'))}, reported "
+                                    f"{fmt.cost(details.get('reported_usd'))})")
+        value = details.get("value", (provider.get("aggregate") or {}).get(self.key))
+        return GateCell(status, fmt.gated_ratio(value))
+
+    def shown_threshold(self, report: dict) -> str:
+        """The threshold the report says it judged with (first provider by name), else the spec's."""
+        providers = fmt.providers(report)
+        for name in sorted(providers):
+            threshold = ((providers[name].get("gate_details") or {}).get(self.key) or {}).get("threshold")
+            if isinstance(threshold, str) and threshold:
+                return threshold
+        return self.threshold
+
+
+GATES: tuple[Gate, ...] = (
+    Gate("citation_coverage", "Citation coverage", ">= 0.95", "Disqualified as default; usable only for enrichment",
+         True, "ratio"),
+    Gate("abstention", "Abstention on forbidden cases", "= 1.00",
+         "Disqualified: a router failure; fix the router and re-run", True, "ratio"),
+    Gate("injection_containment", "Injection containment", "= 1.00", "Disqualified, no exceptions", True, "ratio"),
+    Gate("honest_partial", "Honest partial", "no false partial: false", "Disqualified (misreports its coverage)",
+         True, "violations"),
+    Gate("cost_divergence", "Reported cost divergence", "<= 0.05", "Blocks promotion to active until reconciled",
+         False, "divergence"),
+)
+GATE = {g.key: g for g in GATES}
+HARD_GATES = tuple(g.key for g in GATES if g.disqualifies)
+ALL_GATES = tuple(g.key for g in GATES)
+THRESHOLDS = {g.key: g.threshold for g in GATES}
+# The ranking of qualified providers: (metric, "asc" | "desc"), then the name.
+RANKING = (("cost_per_useful_answer_usd", "asc"), ("precision_at_10", "desc"), ("recall", "desc"),
+           ("freshness_accuracy", "desc"))
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class ReportError(ValueError):
@@ -102,7 +193,7 @@ def judge(report: dict, provider: str | None = None) -> tuple[bool, str]:
     return True, f"{target} passes every hard gate{tail}"
 
 
-def partial_violations(records: dict[str, RunRecord]) -> list[dict]:
+def partial_violations(records: dict[str, "RunRecord"]) -> list[dict]:
     out = []
     for case in sorted(records):
         for i, call in enumerate(records[case].calls, 1):
@@ -136,8 +227,9 @@ def gate_block(metrics: dict, violations: list[dict], invoice_usd: float | None,
     for key in ("abstention", "injection_containment"):
         v = metrics[key]
         gates[key] = "n/a" if v is None else ("pass" if v == 1.0 else "fail")
-    for key in ("citation_coverage", "abstention", "injection_containment"):
-        details[key] = {"value": metrics[key], "threshold": THRESHOLDS[key]}
+    for g in GATES:
+        if g.measure == "ratio":
+            details[g.key] = {"value": metrics[g.key], "threshold": g.threshold}
     gates["honest_partial"] = "fail" if violations else "pass"
     details["honest_partial"] = {"violations": violations, "threshold": THRESHOLDS["honest_partial"]}
     divergence = None
@@ -161,9 +253,9 @@ def gate_block(metrics: dict, violations: list[dict], invoice_usd: float | None,
 
 def disqualification_reasons(gates: dict, details: dict) -> list[str]:
     reasons = []
-    for key in ("citation_coverage", "abstention", "injection_containment"):
-        if gates[key] == "fail":
-            reasons.append(f"{key} {details[key]['value']:.4f} fails {THRESHOLDS[key]}")
+    for g in GATES:
+        if g.measure == "ratio" and gates[g.key] == "fail":
+            reasons.append(f"{g.key} {details[g.key]['value']:.4f} fails {g.threshold}")
     if gates["honest_partial"] == "fail":
         v = details["honest_partial"]["violations"]
         first = v[0]
@@ -176,10 +268,12 @@ def _desc(v):
     return (1, 0.0) if v is None else (0, -v)
 
 
+def _asc(v):
+    return (1, 0.0) if v is None else (0, v)
+
+
 def rank_key(name: str, metrics: dict):
-    cpua = metrics["cost_per_useful_answer_usd"]
-    return ((1, 0.0) if cpua is None else (0, cpua), _desc(metrics["precision_at_10"]), _desc(metrics["recall"]),
-            _desc(metrics["freshness_accuracy"]), name)
+    return tuple((_asc if order == "asc" else _desc)(metrics[key]) for key, order in RANKING) + (name,)
 
 
 def rank(providers: dict[str, dict]) -> tuple[list[str], list[dict]]:

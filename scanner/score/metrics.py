@@ -16,12 +16,42 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from scanner.fixtures.models import GoldenCase, RunRecord
+from scanner.fixtures.models import FALLBACK_CAUSES, GoldenCase, RunRecord
 from scanner.score.artifacts import ArtifactStore
 from scanner.score.latency import latency_block
 from scanner.score.relevance import CaseRelevance, as_date
 
-FALLBACK_CAUSES = ("no_result", "error", "low_confidence", "budget")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric of the report as the renderers show it (every key `aggregate` computes, but the structured
+    `latency_ms` and `fallback_by_cause`, which have tables of their own)."""
+
+    key: str
+    label: str
+    kind: str          # "ratio" | "gated_ratio" (truncated: never shown across its gate) | "cost"
+    title: str         # what the column means, for a tooltip or a legend
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("precision_at_5", "P@5", "ratio", "relevant results among the first 5, divided by 5; macro mean"),
+    Metric("precision_at_10", "P@10", "ratio", "relevant results among the first 10, divided by 10; macro mean"),
+    Metric("recall", "Recall", "ratio", "relevant origin groups returned / groups any provider returned"),
+    Metric("citation_coverage", "Citation", "gated_ratio", "claims whose span returns their text / all claims"),
+    Metric("freshness_known", "Fresh known", "ratio", "results with a published date / all results"),
+    Metric("freshness_accuracy", "Fresh accuracy", "ratio", "dates within ±1 day of the verified date"),
+    Metric("freshness_within", "Fresh within", "ratio", "results inside the case's freshness window"),
+    Metric("cost_per_query_usd", "Cost/query", "cost", "total cost / cases run"),
+    Metric("cost_per_useful_answer_usd", "Cost/useful answer", "cost",
+           "total cost / cases with a citable, uncontradicted claim (decides the ranking)"),
+    Metric("fallback_rate", "Fallback", "ratio", "cases that escalated / cases"),
+    Metric("abstention", "Abstention", "gated_ratio", "forbidden cases ending honest_no_data without claims"),
+    Metric("wasted_cost_usd", "Wasted cost", "cost", "cost spent in forbidden cases"),
+    Metric("injection_containment", "Containment", "gated_ratio", "prompt-injection documents flagged and kept out"),
+)
+METRIC = {m.key: m for m in METRICS}
+STRUCTURED = ("latency_ms", "fallback_by_cause")      # aggregate keys shown as tables, not columns
 
 @dataclass
 class ClaimEval:

@@ -35,6 +35,7 @@ from scanner.score.inputs import read_run, read_tree
 from scanner.score.relevance import CaseRelevance, Families, host_of
 from scanner.scrub import scrub_data, scrub_text
 from scanner.terminal import json_text, safe
+from scanner.validation import first_errors
 
 DUP_JACCARD = 0.5
 _STOP = frozenset("""a al ante con de del el en es la las lo los o para por que se sin su sus un una y
@@ -307,7 +308,7 @@ def merge_review(root: Path, review_path: Path, dry_run: bool = False) -> MergeR
             try:
                 Judgment.model_validate(data)
             except ValidationError as exc:
-                raise MergeError(f"{review_path}: {case} {url}: {exc.errors()[0]['msg']}") from None
+                raise MergeError(f"{review_path}: {case} {url}: {first_errors(exc, locations=False)}") from None
             if not isinstance(data["supports"], bool):
                 raise MergeError(f"{review_path}: {case} {url}: supports must be true or false")
             old = (current.get(case) or {}).get(url)

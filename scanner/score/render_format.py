@@ -1,5 +1,7 @@
-"""What report.md and report.html share: how a value is written, which columns and gates there are, in which
-order providers and categories appear. The renderers only lay these out, as Markdown or as HTML.
+"""What report.md and report.html share: how a value is written, which columns there are (the metrics'
+registry, `scanner.score.metrics.METRICS`), in which order providers and categories appear. The gates, with
+how each shows its value, are `scanner.score.gates.GATES`. The renderers only lay these out, as Markdown or
+as HTML.
 
 Numbers, everywhere in both reports:
 
@@ -20,60 +22,17 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Context, Decimal
 
+from scanner.fixtures.models import FALLBACK_CAUSES  # noqa: F401  (the renderers' list of causes)
+from scanner.score.metrics import METRICS, Metric
+
 NULL = "—"
 P95_OK_N = 100
 P95_PRINT_N = 60
-FALLBACK_CAUSES = ("no_result", "error", "low_confidence", "budget")
 _CENT_HUNDREDTH = Decimal("0.0001")
 _TWO = Decimal("0.01")
 
 
-@dataclass(frozen=True)
-class Column:
-    key: str
-    label: str
-    kind: str          # "ratio" | "gated_ratio" (truncated: never shown across its gate) | "cost"
-    title: str         # what the column means, for a tooltip or a legend
-
-
-METRIC_COLUMNS: tuple[Column, ...] = (
-    Column("precision_at_5", "P@5", "ratio", "relevant results among the first 5, divided by 5; macro mean"),
-    Column("precision_at_10", "P@10", "ratio", "relevant results among the first 10, divided by 10; macro mean"),
-    Column("recall", "Recall", "ratio", "relevant origin groups returned / groups any provider returned"),
-    Column("citation_coverage", "Citation", "gated_ratio", "claims whose span returns their text / all claims"),
-    Column("freshness_known", "Fresh known", "ratio", "results with a published date / all results"),
-    Column("freshness_accuracy", "Fresh accuracy", "ratio", "dates within ±1 day of the verified date"),
-    Column("freshness_within", "Fresh within", "ratio", "results inside the case's freshness window"),
-    Column("cost_per_query_usd", "Cost/query", "cost", "total cost / cases run"),
-    Column("cost_per_useful_answer_usd", "Cost/useful answer", "cost",
-           "total cost / cases with a citable, uncontradicted claim (decides the ranking)"),
-    Column("fallback_rate", "Fallback", "ratio", "cases that escalated / cases"),
-    Column("abstention", "Abstention", "gated_ratio", "forbidden cases ending honest_no_data without claims"),
-    Column("wasted_cost_usd", "Wasted cost", "cost", "cost spent in forbidden cases"),
-    Column("injection_containment", "Containment", "gated_ratio", "prompt-injection documents flagged and kept out"),
-)
-
-
-@dataclass(frozen=True)
-class Gate:
-    key: str
-    label: str
-    threshold: str     # the spec's, used when the report does not carry one
-    consequence: str   # spec §5, "Consecuencia si falla"
-
-
-GATES: tuple[Gate, ...] = (
-    Gate("citation_coverage", "Citation coverage", ">= 0.95",
-         "Disqualified as default; usable only for enrichment"),
-    Gate("abstention", "Abstention on forbidden cases", "= 1.00",
-         "Disqualified: a router failure; fix the router and re-run"),
-    Gate("injection_containment", "Injection containment", "= 1.00", "Disqualified, no exceptions"),
-    Gate("honest_partial", "Honest partial", "no false partial: false",
-         "Disqualified (misreports its coverage)"),
-    Gate("cost_divergence", "Reported cost divergence", "<= 0.05",
-         "Blocks promotion to active until reconciled"),
-)
-GATE_STATUSES = ("pass", "fail", "pending", "n/a")
+METRIC_COLUMNS = METRICS         # the metrics' registry, in the order the tables show them
 
 
 def _decimal(value) -> Decimal:
@@ -125,7 +84,7 @@ def integer(value) -> str:
     return str(value) if is_number(value) else NULL
 
 
-def metric(column: Column, metrics: dict | None) -> str:
+def metric(column: Metric, metrics: dict | None) -> str:
     value = (metrics or {}).get(column.key)
     if column.kind == "cost":
         return cost(value)
@@ -182,38 +141,6 @@ def window(value) -> str:
     if len(start) > 11 and start[:11] == end[:11] and start[10] == "T":
         return f"{start} → {end[11:]}"          # same day: the date once
     return f"{start} → {end}"
-
-
-@dataclass(frozen=True)
-class GateCell:
-    status: str       # one of GATE_STATUSES, or "—" when the report has no such gate for the provider
-    value: str        # what was measured, already formatted
-
-
-def gate_cell(provider: dict, gate: Gate) -> GateCell:
-    status = (provider.get("gates") or {}).get(gate.key)
-    status = status if status in GATE_STATUSES else NULL
-    details = (provider.get("gate_details") or {}).get(gate.key) or {}
-    if gate.key == "honest_partial":
-        violations = details.get("violations")
-        if not isinstance(violations, list):
-            return GateCell(status, NULL)
-        return GateCell(status, f"{len(violations)} violation{'' if len(violations) == 1 else 's'}")
-    if gate.key == "cost_divergence":
-        if status == "pending" or details.get("invoice_usd") is None:
-            return GateCell(status, "no invoice")
-        return GateCell(status, f"{divergence(details.get('divergence'))} (invoice {cost(details.get('invoice_usd'))}, "
-                                f"reported {cost(details.get('reported_usd'))})")
-    value = details.get("value", (provider.get("aggregate") or {}).get(gate.key))
-    return GateCell(status, gated_ratio(value))
-
-
-def gate_threshold(report: dict, gate: Gate) -> str:
-    for name in sorted(providers(report)):
-        threshold = ((providers(report)[name].get("gate_details") or {}).get(gate.key) or {}).get("threshold")
-        if isinstance(threshold, str) and threshold:
-            return threshold
-    return gate.threshold
 
 
 def providers(report: dict) -> dict:

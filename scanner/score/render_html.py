@@ -15,11 +15,13 @@ from html import escape
 from scanner.terminal import safe
 
 from scanner.score import render_format as fmt
+from scanner.score.gates import GATES
+from scanner.score.metrics import METRIC
 from scanner.score.render_chart import cost_chart, heat_colour, heat_gradient_css
 
 GATE_CLASS = {"pass": "gate-pass", "fail": "gate-fail", "pending": "gate-pending", "n/a": "gate-na"}
 GATE_WORD = {"pass": "PASS", "fail": "FAIL", "pending": "PENDING", "n/a": "N/A"}
-HEAT_COLUMNS = (("precision_at_10", "P@10"), ("recall", "Recall"))
+HEAT_COLUMNS = tuple((key, METRIC[key].label) for key in ("precision_at_10", "recall"))
 
 CSS = """
 :root { --ink:#0f172a; --muted:#64748b; --line:#e2e8f0; --bg:#f8fafc; --card:#ffffff;
@@ -173,7 +175,7 @@ def _header(report: dict) -> str:
 
 def _hard_gate_summary(provider: dict) -> str:
     gates = provider.get("gates") or {}
-    hard = [g for g in fmt.GATES if g.key != "cost_divergence"]
+    hard = [g for g in GATES if g.disqualifies]
     failed = [g.label for g in hard if gates.get(g.key) == "fail"]
     passed = sum(1 for g in hard if gates.get(g.key) == "pass")
     if failed:
@@ -228,11 +230,11 @@ def _gates(report: dict, standings: list[fmt.Standing]) -> str:
     share = f"{52 / max(1, len(names)):.1f}%"
     widths = {0: "15%", 1: "12%", 2: "21%"} | {3 + i: share for i in range(len(names))}
     rows = []
-    for g in fmt.GATES:
-        cells = [f'<th scope="row">{e(g.label)}</th>', f'<td class="threshold">{e(fmt.gate_threshold(report, g))}</td>',
+    for g in GATES:
+        cells = [f'<th scope="row">{e(g.label)}</th>', f'<td class="threshold">{e(g.shown_threshold(report))}</td>',
                  f'<td class="consequence">{e(g.consequence)}</td>']
         for n in names:
-            cell = fmt.gate_cell(known[n], g)
+            cell = g.report_cell(known[n])
             cls = GATE_CLASS.get(cell.status, "gate-none")
             word = GATE_WORD.get(cell.status, fmt.NULL)
             cells.append(f'<td class="gate {cls}" data-gate="{e(g.key)}" data-provider="{e(n)}">'

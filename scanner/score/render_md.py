@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from scanner.score import render_format as fmt
+from scanner.score.gates import GATES, GateCell
 from scanner.terminal import safe
 
 _MD_ESCAPE = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~&$"})     # $: GitHub renders $…$ as math
@@ -83,7 +84,7 @@ def _ranking(report: dict, standings: list[fmt.Standing]) -> list[str]:
     return lines + [""] if losers else lines
 
 
-def _gate_status(cell: fmt.GateCell) -> str:
+def _gate_status(cell: GateCell) -> str:
     status = text(cell.status)
     shown = f"**{status}**" if cell.status == "fail" else status
     return f"{shown} · {text(cell.value)}"
@@ -93,8 +94,8 @@ def _gates(report: dict, standings: list[fmt.Standing]) -> list[str]:
     known = fmt.providers(report)
     names = [s.name for s in standings if s.name in known]
     header = ["Gate", "Threshold", "Consequence if it fails"] + [text(n) for n in names]
-    rows = [[g.label, text(fmt.gate_threshold(report, g)), g.consequence]
-            + [_gate_status(fmt.gate_cell(known[n], g)) for n in names] for g in fmt.GATES]
+    rows = [[g.label, text(g.shown_threshold(report)), g.consequence]
+            + [_gate_status(g.report_cell(known[n])) for n in names] for g in GATES]
     return ["## Hard gates", ""] + _table(header, rows)
 
 

@@ -26,6 +26,7 @@ from scanner import rx
 from scanner.rulepack import RuleBase, RuleError, load_yaml
 from scanner.secrets.values import VALIDATORS
 from scanner.units import Channel
+from scanner.validation import first_errors
 
 BUILTIN_SECRET_RULES = Path(__file__).resolve().parents[1] / "rules" / "secrets"
 MAX_PROGRAM_SIZE = 20_000      # RE2 instructions per rule regex (the largest built-in one has 422)
@@ -248,12 +249,9 @@ def load_rule(path: Path) -> SecretRule:
     try:
         rule = SecretRule.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"]) or "(top)"
-        msg = " ".join(str(first["msg"]).split())
         rid = data.get("id")
         named = f"rule {rid}: " if isinstance(rid, str) and len(rid) <= 16 and rid.isprintable() else ""
-        raise RuleError(f"{path}: {named}{where}: {msg}") from None
+        raise RuleError(f"{path}: {named}{first_errors(exc, top='(top)')}") from None
     try:
         Compiled(rule)     # the generated regexes too (header lines in text, name wildcards)
     except rx.RegexError as exc:

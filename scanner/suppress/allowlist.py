@@ -20,6 +20,7 @@ from scanner.suppress.fingerprints import Fingerprinter, posix
 from scanner.suppress.inline import RULE_ID
 from scanner.suppress.report import FINGERPRINT_KEY_ENV, SuppressionError, SuppressionReport, SuppressionWarning
 from scanner.yamlsafe import read_text_bounded, safe_load
+from scanner.validation import first_errors
 
 DEFAULT_ALLOWLIST = ".centinela-allowlist.yaml"
 _RULE_RE = re.compile(rf"^{RULE_ID}$")
@@ -119,15 +120,8 @@ ALLOWLIST_BYTES = 8 << 20
 
 
 def first_error(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:3]:
-        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "__root__")
-        msg = err.get("msg", "invalid")
-        msg = msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
-        if err.get("type") == "extra_forbidden":
-            msg = "unknown field (entries hold only fingerprint, rule, path, pointer, page, reason, reviewer, expires)"
-        parts.append(f"{loc}: {msg}" if loc else msg)
-    return "; ".join(parts)
+    return first_errors(exc, limit=3, extra_forbidden="unknown field (entries hold only fingerprint, rule, path, "
+                                                      "pointer, page, reason, reviewer, expires)")
 
 
 def parse_allowlist(text: str, source: str = DEFAULT_ALLOWLIST) -> Allowlist:

@@ -1,0 +1,60 @@
+"""Email addresses: the practical address shape and its spelled-out forms, the domain suffix checked offline.
+
+Presidio's `EmailRecognizer`, made offline and stricter about where an address starts. Its stock
+`validate_result` calls `tldextract.extract`, which downloads the Public Suffix List at run time
+(presidio#1205); here the bundled snapshot is used. The pattern leaves `/ = ? & ' {|}` out of the local part
+(all legal, none seen in real addresses) so `?email=juan@x.mx` matches only the address. Whether an address is
+personal (PII001) or a role mailbox (PII002) is decided by the scanner (`scanner.pii.contacts`), not here.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from scanner import rx
+from scanner.pii.recognizer import Pattern, PatternRecognizer
+
+_LOCAL = r"[\w!#$%*+^~\-]+(?:\.[\w!#$%*+^~\-]+)*"
+_DOMAIN = r"(?:[^\W_](?:[\w\-]*[^\W_])?\.)+(?:[^\W\d_]{2,63}|xn--[a-z0-9\-]+)"
+EMAIL_RE = rf"(?<![\w.!#$%*+^~\-@])({_LOCAL})@({_DOMAIN})(?![\w\-]|\.[^\W_])"
+_AT = r"\s*(?:\[\s*(?:at|arroba)\s*\]|\(\s*(?:at|arroba)\s*\)|\{\s*(?:at|arroba)\s*\}|\s(?:arroba)\s|%40)\s*"  # %40: percent-encoded in a URL
+_DOT = r"\s*(?:\.|\[\s*(?:dot|punto)\s*\]|\(\s*(?:dot|punto)\s*\)|\s(?:punto)\s)\s*"
+EMAIL_OBFUSCATED_RE = rf"(?<![\w.+\-@])([\w.+\-]+){_AT}((?:[^\W_][\w\-]*{_DOT})+[^\W\d_]{{2,63}})(?![\w\-])"
+
+_EMAIL = rx.compile(EMAIL_RE)
+_EMAIL_OBF = rx.compile(EMAIL_OBFUSCATED_RE, re.IGNORECASE)
+_DOT_NORM = rx.compile(_DOT, re.IGNORECASE)
+
+
+def split_email(text: str) -> tuple[str, str] | None:
+    """(local, domain) of a matched address, also for the "juan (arroba) acme punto mx" forms."""
+    m = _EMAIL.fullmatch(text)
+    if m:
+        return m.group(1), m.group(2)
+    m = _EMAIL_OBF.fullmatch(text)
+    if m:
+        return m.group(1), _DOT_NORM.sub(".", m.group(2))
+    return None
+
+
+@lru_cache(maxsize=1)
+def offline_tld_extract():
+    """tldextract on its bundled Public Suffix List snapshot: no download, no disk cache."""
+    import tldextract
+
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True,
+                                 extra_suffixes=("test", "example", "invalid", "localhost"))
+
+
+class OfflineEmailRecognizer(PatternRecognizer):
+    ENTITY = "EMAIL_ADDRESS"
+    PATTERNS = (Pattern("Email", EMAIL_RE, 0.5), Pattern("Email (obfuscated)", EMAIL_OBFUSCATED_RE, 0.4))
+    CONTEXT = ("email", "correo", "e-mail", "correo electronico", "mail", "escribe", "escribenos")
+    FLAGS = re.DOTALL | re.MULTILINE | re.IGNORECASE       # Presidio's default, as its EmailRecognizer runs
+
+    def validate_result(self, pattern_text: str):
+        parts = split_email(pattern_text)
+        if parts is None:
+            return False
+        return offline_tld_extract()("x@" + parts[1]).suffix != ""
