@@ -320,15 +320,36 @@ def bench_precommit(repeat: int) -> None:
         print(f"  imported by the full scan: {imported(commands['full'])}")
 
 
+def bench_cold_score(repeat: int) -> None:
+    """Issue 16: cold scoring of 10,000 cases × 5 providers (bench/score_bench.py), against ir_measures' P@10."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from score_bench import bench_score
+
+    bench_score(10_000, repeat)
+
+
+def bench_tree(repeat: int) -> None:
+    """Issue 16: peak RSS and time per MB of `centinela scan` on a 10 MB and a 100 MB tree of the real pages
+    (bench/tree_memory.py), all kinds and `--kinds injection`; the 10 MB tree is the baseline."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from tree_memory import bench_tree_memory
+
+    bench_tree_memory(10, 100)
+
+
+# Issue 16's figures by name (`bench/run.py precommit scan full score tree`); each prints its own baseline.
+ISSUE16 = {"precommit": bench_precommit, "score": bench_cold_score, "tree": bench_tree}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("which", nargs="*", default=["scan", "secret", "full", "html", "pdf", "precommit"])
+    parser.add_argument("which", nargs="*", default=["scan", "secret", "full", "html", "pdf", *ISSUE16])
     args = parser.parse_args()
     for name in args.which:
         {"scan": bench_injection_scan, "secret": bench_secret_scan, "full": bench_full_scan_vs_presidio,
          "html": bench_html_load, "pdf": bench_pdf_load, "profile": profile_injection_scan,
-         "precommit": bench_precommit}[name](args.repeat)
+         **ISSUE16}[name](args.repeat)
 
 
 if __name__ == "__main__":

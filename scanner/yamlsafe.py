@@ -16,8 +16,10 @@ review file, the allowlist, the corpus's known gaps, recorded cassettes) comes t
 - Optionally **unique keys**: a repeated key is refused instead of silently winning (the allowlist).
 
 Every refusal is a `yaml.YAMLError` (`YamlRefused`), so a reader's existing handling gives one line naming the
-file. Parsing large files is slow in PyYAML (an 11.5 MB judgments.yaml of 10,000 cases took 4 s here: the
-objects are built in Python), so `read_yaml(..., cache=True)` keeps the parsed data of a file over
+file. Plain documents (no tags, anchors or merge keys: every file of ours) are built straight from libyaml's
+events, with the loader's own resolvers and constructors (`_load_events`: 1.0 s instead of 3.4–4.5 s for the
+11.5 MB judgments.yaml of the 10,000-case bench); anything else goes through `compose`, which also gives every
+refusal and error, so both paths return the same data. On top of that `read_yaml(..., cache=True)` keeps the parsed data of a file over
 `CACHE_MIN_BYTES` as JSON (dates and date-times tagged, so the loaded data is identical), under the sha256 of
 its text, in `$CENTINELA_CACHE_DIR` (default `$XDG_CACHE_HOME/centinela`, else `~/.cache/centinela`). The cache
 is never trusted for anything but a byte-identical file, never written inside a fixture tree, written
@@ -123,8 +125,143 @@ def compose(text: str, *, loader=None, max_bytes: int = DATA_FILE_BYTES, unique_
 
 
 def safe_load(text: str, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool = False):
-    """Plain data from YAML text (None for an empty document); `yaml.YAMLError` for invalid or refused YAML."""
+    """Plain data from YAML text (None for an empty document); `yaml.YAMLError` for invalid or refused YAML.
+
+    The data is built straight from libyaml's events (`_load_events`) when the document is plain — what every
+    file of ours is; anything else, and every refusal or error, goes through `compose`, so the result and the
+    message are always the ones `compose` gives."""
+    if len(text) > max_bytes:
+        raise YamlRefused(f"larger than {_size(max_bytes)}: not read")
+    if _FAST_EVENTS:
+        try:
+            with gc_paused():
+                return _load_events(text, unique_keys)
+        except _NotPlain:
+            pass
+        except (yaml.YAMLError, ValueError, OverflowError, TypeError, KeyError, RecursionError, MemoryError):
+            pass                  # compose below gives the canonical error (or refusal) for it
     return compose(text, max_bytes=max_bytes, unique_keys=unique_keys)[1]
+
+
+# --- building plain data from events ------------------------------------------------------------------------
+#
+# PyYAML's C loader composes a node graph (a Python object and two marks per node, a Python resolver call per
+# scalar), then its constructor walks the graph in Python with generators: 3.4 s for the 11.5 MB judgments file
+# of the 10,000-case bench. `_load_events` reads the same parser's events once and builds the data directly,
+# for the documents it can build exactly as `compose` would: one document, no tags written in the file, no
+# anchors or aliases, scalar keys, no merge (`<<`) or value (`=`) keys, at most MAX_DEPTH levels and, with
+# `unique_keys`, no repeated key. Scalars are resolved by the loader's own implicit resolvers, in the same order,
+# and every non-string scalar but a boolean or a null is built by the loader's own constructor for its tag, so
+# dates, integers in every base and floats come out as `compose` makes them. Anything outside that raises
+# `_NotPlain` and `safe_load` falls back to `compose`; tests/test_yamlsafe_fast.py compares both, on written
+# and on generated documents.
+
+_FAST_EVENTS = True            # tests turn it off to compare
+_STR, _BOOL, _NULL = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
+_KEYS_NOT_BUILT = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
+
+
+class _NotPlain(Exception):
+    """The document needs `compose` (a tag, an alias, a collection key, a merge key, too deep, a repeated key…)."""
+
+
+def _load_events(text: str, unique_keys: bool):
+    from yaml.events import (DocumentEndEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent,
+                             ScalarEvent, SequenceEndEvent, SequenceStartEvent, StreamEndEvent, StreamStartEvent)
+    from yaml.nodes import ScalarNode
+
+    loader = _Loader(text)
+    try:
+        resolvers = loader.yaml_implicit_resolvers
+        wildcard = list(resolvers.get(None, []))
+        by_first: dict[str, list] = {}
+        constructors = loader.yaml_constructors
+        bool_values = loader.bool_values
+        get_event = loader.get_event
+        if type(get_event()) is not StreamStartEvent:
+            raise _NotPlain
+        event = get_event()
+        if type(event) is StreamEndEvent:
+            return None
+        if type(event) is not DocumentStartEvent:
+            raise _NotPlain
+        stack: list = []
+        cur = None                    # the open collection (None at the top)
+        in_map = False
+        key = None
+        have_key = False
+        seen_keys = None              # (tag, text) of the open mapping's keys, with unique_keys
+        root = None
+        while True:
+            event = get_event()
+            kind = type(event)
+            if kind is ScalarEvent:
+                if event.tag is not None or event.anchor is not None:
+                    raise _NotPlain
+                value = event.value
+                tag = _STR
+                if event.implicit[0]:
+                    first = value[:1]
+                    candidates = by_first.get(first)
+                    if candidates is None:
+                        candidates = by_first[first] = list(resolvers.get(first, [])) + wildcard
+                    for candidate, regexp in candidates:
+                        if regexp.match(value):
+                            tag = candidate
+                            break
+                    if tag is not _STR:
+                        if tag == _BOOL:
+                            obj = bool_values[value.lower()]
+                        elif tag == _NULL:
+                            obj = None
+                        elif tag in _KEYS_NOT_BUILT or tag not in constructors:
+                            raise _NotPlain
+                        else:
+                            obj = constructors[tag](loader, ScalarNode(tag, value))
+                    else:
+                        obj = value
+                else:
+                    obj = value
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                if event.tag is not None or event.anchor is not None or len(stack) + 1 > MAX_DEPTH:
+                    raise _NotPlain
+                if in_map and not have_key:
+                    raise _NotPlain           # a collection as a key: compose refuses it (unhashable)
+                stack.append((cur, in_map, key, have_key, seen_keys))
+                if kind is MappingStartEvent:
+                    cur, in_map, have_key = {}, True, False
+                    seen_keys = set() if unique_keys else None
+                else:
+                    cur, in_map, seen_keys = [], False, None
+                continue
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                obj = cur
+                cur, in_map, key, have_key, seen_keys = stack.pop()
+                tag = None
+            elif kind is DocumentEndEvent:
+                break
+            else:                             # an alias (or anything unexpected)
+                raise _NotPlain
+            if not stack:
+                root = obj
+            elif in_map:
+                if have_key:
+                    cur[key] = obj            # as compose builds it: a repeated key's last value, at its first place
+                    have_key = False
+                else:
+                    if seen_keys is not None:
+                        mark = (tag, event.value)
+                        if mark in seen_keys:
+                            raise _NotPlain   # compose refuses it, naming the line
+                        seen_keys.add(mark)
+                    key, have_key = obj, True
+            else:
+                cur.append(obj)
+        if type(get_event()) is not StreamEndEvent:
+            raise _NotPlain                   # a second document: compose says so
+        return root
+    finally:
+        loader.dispose()
 
 
 def _size(n: int) -> str:

@@ -61,3 +61,21 @@ def require_realdata(kind: str) -> list[Path]:
     if not files:
         pytest.skip(f"../shared/realdata/{kind} is not present")
     return files
+
+
+_REAL_PDFS: dict[Path, object] = {}
+
+
+def load_real_pdf(path: Path):
+    """A real PDF's Document, or the LoadError it raises, loaded once per test session: pdfminer's layout of the
+    real PDFs is the slowest step of the suite, and test_pdf_loader.py and test_pii.py read the same files.
+    Callers treat the Document as read-only."""
+    from scanner.loaders.pdf import load_pdf
+    from scanner.units import LoadError
+
+    if path not in _REAL_PDFS:
+        try:
+            _REAL_PDFS[path] = load_pdf(path.read_bytes(), str(path))
+        except LoadError as exc:
+            _REAL_PDFS[path] = exc
+    return _REAL_PDFS[path]

@@ -4,10 +4,8 @@ exit code is the contract's (1: something could not be read). Budgets keep any o
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -19,19 +17,13 @@ from scanner.scan import Scanner
 from scanner.units import LoadError
 from scanner.pipeline.run import scan_paths
 
+HEAVIEST_REAL_PDF = "mx_ssa__Tabla_casos_sospechosos_COVID-19_2020.03.25.pdf"
 GOOD = "<html><body><p>Contacto: juan.perez.lopez@gmail.com</p></body></html>"
 
 
-def run_scan(*args, timeout=300):
+def run_scan(*args, timeout=300, cwd=None):
     return subprocess.run([sys.executable, "-m", "scanner", "scan", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout)
-
-
-def children_cpu_seconds() -> float:
-    """CPU seconds used by finished child processes (and theirs): what a run cost, whatever else the machine
-    is doing at the time (wall time on a loaded machine says more about the machine than about the code)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+                          text=True, timeout=timeout, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +37,7 @@ def hostile_tree(tmp_path_factory):
 
 def test_every_hostile_file_is_one_error_line_and_the_scan_goes_on(hostile_tree):
     folder, expected = hostile_tree
-    started = children_cpu_seconds()
     proc = run_scan(folder, "--format", "json", "--kinds", "injection,secret,pii")
-    cpu = children_cpu_seconds() - started
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     data = json.loads(proc.stdout)
@@ -63,7 +53,8 @@ def test_every_hostile_file_is_one_error_line_and_the_scan_goes_on(hostile_tree)
     assert any("nested deeper than 512" in p for p in problems["deep.html"])
     assert any("windows-1252" in p for p in problems["invalid-utf8.html"])
     assert any("U+FFFD" in p for p in problems["invalid-utf8.json"])
-    assert cpu < 120
+    # Each file finished within its budgets: none is a timeout or a memory error.
+    assert not {code for code in errors.values()} & {"timeout", "memory", "crashed"}
     # The text output: one line per bad file.
     text = run_scan(folder, "--kinds", "injection,secret").stdout.splitlines()
     for name, code in expected.items():
@@ -89,16 +80,32 @@ def test_a_file_that_disappears_during_the_scan(tmp_path):
         assert result.files_scanned == 3
 
 
-def test_nesting_100000_levels_loads_in_linear_time():
-    for data, name in ((b"<div>" * 100_000 + b"x" + b"</div>" * 100_000, "deep.html"),
-                       (b"<div>" * 100_000 + b"x" + b"</span>" * 100_000, "deep-mismatched.html"),
-                       (b"<li><ul>" * 50_000 + b"x", "deep-lists.html"),
-                       (b"[" * 100_000 + b"]" * 100_000, "deep.json"),
-                       (b'{"k":' * 100_000 + b"1" + b"}" * 100_000, "deep-object.json")):
-        started = time.process_time()     # CPU seconds of this process (quadratic time would be minutes)
-        doc = load_bytes(data, name)
-        Scanner(("injection", "secret")).scan_document(doc)
-        assert time.process_time() - started < 15, name
+DEEP_SHAPES = (
+    (lambda n: b"<div>" * n + b"x" + b"</div>" * n, "deep.html"),
+    (lambda n: b"<div>" * n + b"x" + b"</span>" * n, "deep-mismatched.html"),
+    (lambda n: b"<li><ul>" * (n // 2) + b"x", "deep-lists.html"),
+    (lambda n: b"[" * n + b"]" * n, "deep.json"),
+    (lambda n: b'{"k":' * n + b"1" + b"}" * n, "deep-object.json"),
+)
+
+
+@pytest.mark.parametrize("make, name", DEEP_SHAPES, ids=[name for _, name in DEEP_SHAPES])
+def test_deep_nesting_loads_and_scans_in_linear_work(make, name):
+    """Nesting far past every recursion limit (Python's 1,000 frames, the 512-element tree cap) loads and scans,
+    and the work is linear: the function calls made (a count, not a clock) for 4x the nesting are at most about
+    4x (quadratic work would be 16x)."""
+    from workcount import calls
+
+    scanner = Scanner(("injection", "secret"))
+    scanner.scan_document(load_bytes(b"<p>warm</p>", "warm.html"))      # rules compiled before counting
+
+    def load_and_scan(data: bytes) -> None:
+        scanner.scan_document(load_bytes(data, name))
+
+    work = {}
+    for n in (5_000, 20_000):
+        _, work[n] = calls(load_and_scan, make(n))
+    assert work[20_000] <= 4 * work[5_000] * 1.25, (name, work)
 
 
 def test_deep_html_keeps_the_tree_at_512_levels():
@@ -162,21 +169,21 @@ def test_realdata_and_hostile_files_scan_within_the_budgets(tmp_path):
         pytest.skip("../shared/realdata is not present")
     expected = make_hostile(tmp_path / "hostile")
     limit = 120     # the default budget: a real PDF of 8 s of CPU can take 30 s of wall time on a loaded machine
-    started = time.monotonic()
-    proc = run_scan(REALDATA, tmp_path / "hostile", "--format", "json", "--jobs", "2",
-                    "--max-file-seconds", limit, timeout=1800)
-    elapsed = time.monotonic() - started
+    # Every real file, named relative to ../shared/realdata as a scan of the folder names them, but the 30-page
+    # SSA table: it takes more CPU than all the others together (pdfminer's layout of a dense table), a timeout
+    # is an accepted outcome for it here, and test_pdf_loader.py loads it whole and checks it.
+    real_files = sorted(p.relative_to(REALDATA).as_posix() for p in REALDATA.rglob("*")
+                        if p.is_file() and p.name != HEAVIEST_REAL_PDF)
+    proc = run_scan(*real_files, tmp_path / "hostile", "--format", "json", "--jobs", "2",
+                    "--max-file-seconds", limit, timeout=1800, cwd=REALDATA)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     data = json.loads(proc.stdout)
     errors = {e["path"]: e["code"] for e in data["errors"]}
     hostile = {name: code for name, code in expected.items() if code is not None}
     assert {p: c for p, c in errors.items() if p in expected} == hostile
-    # Real files: only the scanned bulletin (no text layer) fails, and the 30-page table PDF if this machine
-    # needs more than the budget for it (it takes 40 s of CPU here); nothing else.
+    # Real files: only the scanned bulletin (no text layer) fails; nothing else.
     real = {p: c for p, c in errors.items() if p not in expected}
     assert real.get("pdf/ocrmypdf__linn.pdf") == "format_tables_ocr"
-    assert set(real.values()) <= {"format_tables_ocr", "timeout"}
-    assert {p for p, c in real.items() if c == "timeout"} <= {"pdf/mx_ssa__Tabla_casos_sospechosos_COVID-19_2020.03.25.pdf"}
-    assert data["files_scanned"] == len(expected) + sum(1 for _ in REALDATA.rglob("*") if _.is_file())
-    # Two workers, each file at most `limit` seconds: the wall time is bounded by the budgets.
-    assert elapsed < limit * len(data["documents"]) / 2 + 60
+    assert set(real.values()) <= {"format_tables_ocr"}
+    assert data["files_scanned"] == len(expected) + len(real_files)
+    assert {d["path"] for d in data["documents"]} == set(expected) | set(real_files)

@@ -533,9 +533,6 @@ def _realdata_files() -> list[Path]:
     return sorted(REALDATA.glob("*.pdf")) if REALDATA.is_dir() else []
 
 
-_CACHE: dict[Path, object] = {}
-
-
 def realdata(name: str) -> Path:
     if not REALDATA.is_dir():
         pytest.skip(f"{REALDATA} not present")
@@ -546,13 +543,10 @@ def realdata(name: str) -> Path:
 
 
 def load_real(path: Path):
-    """Document or LoadError for a real file, loaded once per test session."""
-    if path not in _CACHE:
-        try:
-            _CACHE[path] = load_pdf(path.read_bytes(), str(path))
-        except LoadError as e:
-            _CACHE[path] = e
-    return _CACHE[path]
+    """Document or LoadError for a real file, loaded once per test session (conftest.load_real_pdf)."""
+    from conftest import load_real_pdf
+
+    return load_real_pdf(path)
 
 
 @pytest.mark.parametrize("path", _realdata_files() or [None], ids=lambda p: p.name if p else "absent")

@@ -31,8 +31,9 @@ class Declaration:
     important: bool
 
 
-def parse_declarations(css: str) -> list[Declaration]:
-    """Declarations of a style attribute or a rule block, relevant properties only, in source order."""
+def parse_declarations(css) -> list[Declaration]:
+    """Declarations of a style attribute or a rule block, relevant properties only, in source order. `css` is
+    the text, or a rule's content already tokenized (tinycss2 component values: not tokenized again)."""
     out: list[Declaration] = []
     for node in tinycss2.parse_blocks_contents(css, skip_comments=True, skip_whitespace=True):
         if node.type != "declaration":
@@ -182,7 +183,7 @@ def parse_stylesheet(css: str, order_base: int = 0) -> list[Rule]:
 def _collect(nodes, rules: list[Rule], order_base: int) -> None:
     for node in nodes:
         if node.type == "qualified-rule":
-            decls = parse_declarations(tinycss2.serialize(node.content))
+            decls = parse_declarations(node.content)
             if not decls:
                 continue
             for sel in parse_selectors(node.prelude):

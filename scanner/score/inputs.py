@@ -15,12 +15,13 @@ from pathlib import Path
 import yaml
 
 from scanner.yamlsafe import read_yaml
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from scanner.fixtures.models import GoldenCase, Invoice, Judgment, RunInfo, RunRecord
 from scanner.fixtures.tree import ManifestFile, first_error, read_golden, read_manifest
 
 NOT_PROVIDER_DIRS = {"invoices"}
+_JUDGMENTS_OF_CASE = TypeAdapter(dict[str, Judgment])
 
 
 class ScoreInputError(Exception):
@@ -116,11 +117,19 @@ def read_tree(root: Path) -> TreeInputs:
                 ti.problems.append(Problem("golden/judgments.yaml", f"{case}: must map URLs to judgments"))
                 continue
             bucket = ti.judgments.setdefault(str(case), {})
-            for url, j in urls.items():
-                try:
-                    bucket[str(url).strip()] = Judgment.model_validate(j)
-                except ValidationError as exc:
-                    ti.problems.append(Problem("golden/judgments.yaml", f"{case} {url}: {first_error(exc)}"))
+            try:                  # one validation per case; the per-URL loop below names a bad URL's error
+                whole = _JUDGMENTS_OF_CASE.validate_python(urls)
+            except ValidationError:
+                whole = None
+            if whole is not None and len(whole) == len(urls):
+                for url, j in whole.items():
+                    bucket[url.strip()] = j
+            else:
+                for url, j in urls.items():
+                    try:
+                        bucket[str(url).strip()] = Judgment.model_validate(j)
+                    except ValidationError as exc:
+                        ti.problems.append(Problem("golden/judgments.yaml", f"{case} {url}: {first_error(exc)}"))
             if str(case) not in ti.cases:
                 ti.problems.append(Problem("golden/judgments.yaml", f"{case}: not a case of golden/cases.yaml"))
     elif jud is not None:

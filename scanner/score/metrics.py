@@ -90,14 +90,17 @@ class CaseEval:
 def ranked_distinct(record: RunRecord) -> list[tuple[str, object]]:
     """(url, its first result entry) in rank order, a tie keeping record order, each URL once."""
     results = record.results
-    order = sorted(range(len(results)), key=lambda i: (results[i].rank, i))
+    ranks = [r.rank for r in results]
+    if any(ranks[i] > ranks[i + 1] for i in range(len(ranks) - 1)):      # already in rank order: keep it
+        order = sorted(range(len(results)), key=lambda i: (ranks[i], i))
+        results = [results[i] for i in order]
     seen: set[str] = set()
     out = []
-    for i in order:
-        url = results[i].url.strip()
+    for r in results:
+        url = r.url.strip()
         if url not in seen:
             seen.add(url)
-            out.append((url, results[i]))
+            out.append((url, r))
     return out
 
 
@@ -119,12 +122,13 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
 
     entries = ranked_distinct(record)
     judged = rel.judged
+    relevant_of = rel.relevant
     window = case.freshness_days
     count_within = window is not None and ref_date is not None
     flags = []
     for u, entry in entries:
         j = judged.get(u)
-        relevant = rel.relevant(u)
+        relevant = relevant_of(u)
         flags.append(relevant)
         if j is None:
             ev.unjudged.append(u)
@@ -134,7 +138,6 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
             if host:
                 ev.hosts_for_review.append((host, u))
         # Freshness over the same distinct results; a URL's first entry (by rank) gives its date.
-        ev.results_n += 1
         raw = entry.published_at
         has = raw is not None and str(raw).strip() != ""
         pub = as_date(raw) if has else None
@@ -147,10 +150,11 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
                 ev.both_n += 1
                 if pub is not None and abs((pub - verified).days) <= 1:
                     ev.accurate_n += 1
-        if count_within:
-            ev.within_den += 1
-            if pub is not None and (ref_date - pub).days <= window:
-                ev.within_n += 1
+        if count_within and pub is not None and (ref_date - pub).days <= window:
+            ev.within_n += 1
+    ev.results_n = len(entries)
+    if count_within:
+        ev.within_den = len(entries)
     ev.p5 = precision_at(flags, 5)
     ev.p10 = precision_at(flags, 10)
 
