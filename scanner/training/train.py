@@ -59,7 +59,7 @@ def text_rows(t: S.Text, weight: float = 1.0) -> list[Row]:
     from scanner.normalize import normalize
 
     norm = normalize(t.text).text
-    wins = [F.prepare_normalized(norm[s:e]) for s, e in M.windows(norm)]
+    wins = [F.prepare_normalized(norm[s:e]) for s, e in M.windows(norm, sentences=False)]
     wins = [w for w in wins if M.worth_scoring(w)] or [F.prepare_normalized(norm)]
     return [Row(w, t.label, weight / len(wins), t.source) for w in wins]
 
@@ -161,10 +161,12 @@ def attack_rows(texts) -> list[Row]:
 
 
 def all_texts() -> list:
-    """Attack texts of ../shared, llm-guard's benign prompts, BIPIA's benign e-mails and the templates."""
+    """Attack texts of ../shared, llm-guard's benign prompts, BIPIA's benign e-mails, the templates and the attack
+    families and hard negatives of `families.py` (four in five of them)."""
+    from scanner.training.families import family_texts
     from scanner.training.templates import template_texts
 
-    return S.attack_texts() + S.bipia_emails() + template_texts()
+    return S.attack_texts() + S.bipia_emails() + template_texts() + family_texts()
 
 
 def gather(rule, exclude_source: str | None = None) -> Material:
@@ -222,7 +224,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds for the thresholds")
+    parser.add_argument("--folds", type=int, default=3, help="cross-validation folds for the thresholds")
     args = parser.parse_args(argv)
     if not S.available():
         print(f"{S.TRAINING}: training material not found (../shared/training)", file=sys.stderr)
@@ -236,7 +238,7 @@ def main(argv=None) -> int:
     print(f"{len(material.rows)} windows ({pos} injection); {args.folds}-fold cross-validation for the thresholds…",
           flush=True)
     oof = E.oof_scores(material, args.folds, args.seed)
-    thresholds = E.choose_thresholds(material, oof, set(rule.spec.gate), set(rule.spec.gate_cues))
+    thresholds = E.choose_thresholds(material, oof, set(rule.gate), rule.gate_cues_of, verbose=True)
     cv = E.cv_summary(material, oof, thresholds, rule)
     header = {"seed": args.seed, "C": C, "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
               "solver": "liblinear", "rows": len(material.rows), "positives": pos, "inputs": S.input_digests()}
