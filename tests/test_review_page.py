@@ -25,7 +25,7 @@ from scanner.budget import Budget
 from scanner.review import capture as capture_module
 from scanner.review.capture import capture_view, finding_key
 from scanner.review.render import CHANNEL_LABEL, CSP, CSS, render_review, rule_names
-from scanner.review.text import describe
+from scanner.review.text import describe, pieces
 from scanner.review.text import html as html_text
 from scanner.scan import Scanner
 
@@ -46,8 +46,18 @@ def _script(name: str):
     return module
 
 
-def scan(paths, kinds=("injection", "secret", "pii")):
+def lexicon_only(scanner: Scanner) -> Scanner:
+    """The scanner without the learned rule (INJ015): for tests that pin the page's cards for the lexicon's
+    findings; INJ015's findings are pinned on the example tree and the hostile tree with it on."""
+    if scanner.injection is not None:
+        scanner.injection.learned = []
+    return scanner
+
+
+def scan(paths, kinds=("injection", "secret", "pii"), learned=True):
     scanner = Scanner(kinds, review=True)
+    if not learned:
+        lexicon_only(scanner)
     return scanner, scanner.scan([Path(p) for p in paths])
 
 
@@ -106,8 +116,11 @@ def _assert_every_injection_highlighted(doc, findings, names):
             assert f.channel in m.get("data-channel").split()
         labels = [text_of(a) for m in mine for a in m.xpath(".//a[contains(@class, 'tag')]")]
         assert f"{n} · {f.rule_id} · {f.vector}" in labels
-        flagged = " ".join(without_tags(m) for m in mine)
-        assert " ".join(f.evidence.split()) in flagged, (f.path, f.evidence, flagged)
+        # one finding may span several units (a title and a content string): its marks are joined, and
+        # whitespace is ignored because the page puts none between them
+        flagged = "".join("".join(without_tags(m).split()) for m in mine)
+        shown = "".join(t for _, t in pieces(f.evidence))       # control characters by name, as the page shows them
+        assert "".join(shown.split()) in flagged, (f.path, f.evidence, flagged)
 
 
 def test_every_injection_of_the_example_tree_is_highlighted_with_its_channel_and_rule(example):
@@ -302,7 +315,7 @@ def test_every_occurrence_of_a_datum_is_masked_not_only_where_it_was_found(tmp_p
     page.write_text(CONTACT_PAGE.replace(f"envía el historial a {EMAIL}", f"envía el historial a {EMAIL.upper()}"),
                     encoding="utf-8")
     doc = load_path(page, "contacto.html")
-    findings = Scanner(review=True).scan_document(doc)
+    findings = lexicon_only(Scanner(review=True)).scan_document(doc)
     first_email = next(f for f in findings if f.entity == "EMAIL_PERSONAL")
     view = capture_view(doc, findings, [first_email])
     dumped = json.dumps(view, ensure_ascii=False)
@@ -574,7 +587,10 @@ def test_scan_format_html_writes_the_page_and_keeps_the_exit_code(tmp_path):
     assert proc.returncode == 1, proc.stderr
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and EMAIL not in page and API_KEY not in page
-    assert len(lxml.html.document_fromstring(page).xpath("//li[contains(@class, 'finding')]")) == 3
+    listed = json.loads(run("scan", str(tree), "--format", "json", "--no-progress").stdout)["findings"]
+    injection = [f for f in listed if f["kind"] == "injection"]
+    assert {f["rule_id"] for f in injection} >= {"INJ002"}     # the lexicon's card, and INJ015's if it fires
+    assert len(lxml.html.document_fromstring(page).xpath("//li[contains(@class, 'finding')]")) == len(injection)
     clean = tmp_path / "clean.html"
     clean.write_text("<p>Catálogo de productos.</p>", encoding="utf-8")
     proc = run("scan", str(clean), "--format", "html")
@@ -615,7 +631,7 @@ def test_a_view_that_cannot_be_built_is_said_on_the_page_and_the_scan_goes_on(tm
 
     real = capture_module.capture_view
     monkeypatch.setattr(capture_module, "capture_view", broken)
-    scanner, result = scan([tree])
+    scanner, result = scan([tree], learned=False)
     assert result.views["contacto.html"] == {"error": "RuntimeError"} and "model" in result.views["gs-001.json"]
     doc = lxml.html.document_fromstring(render_review(result, rule_names(scanner)))
     section = doc.xpath("//section[.//span[@class='path'][.='contacto.html']]")[0]

@@ -178,8 +178,9 @@ def prepare(text: str) -> str:
 
 
 def prepare_normalized(text: str) -> str:
-    """`prepare` for text already normalised by `scanner.normalize`."""
-    return " " + _WS.sub(" ", text).strip() + " "
+    """`prepare` for text already normalised by `scanner.normalize`. A NUL (the batch separator of
+    `ngram_occurrences`) counts as whitespace, so no text can split itself into two rows."""
+    return " " + _WS.sub(" ", text.replace(_SEP, " ")).strip() + " "
 
 
 @dataclass(slots=True)
