@@ -168,7 +168,7 @@ except Exception:  # pragma: no cover
     _ANY_CUE = re.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
 _CUE_RX = {name: re.compile(rx) for name, rx in CUES.items()}
 _SEP = "\x00"
-_CUE_SEP = "\n\x00"
+_CUE_SEP = "\x00\n"
 _MIN_WORD_CODE = 128     # every code point from here on counts as a letter (after folding, mostly letters)
 
 
@@ -278,13 +278,18 @@ def cues_of(prepared: list[str]) -> list[set[str]]:
     out: list[set[str]] = [set() for _ in prepared]
     if not prepared:
         return out
-    # "\n\x00" between texts: every cue pattern stops at a line break or at a non-space, so no match runs from
-    # one text into the next (a batch scores each text as if alone); a match is the text's it starts in.
+    # "\x00\n" between texts: every cue pattern stops at a line break or at a non-space, so no match runs from
+    # one text into the next; the line break stands where a text alone has its start (`^`: the clause-start
+    # opening of `imperative_open` matches after it as it does at a text's start). The joined pass only says
+    # which texts to look at: a match counts for the texts its first and its last character stand in (a match
+    # that opens on the line break before a text is that text's), and each of those is then searched alone, cue
+    # by cue (one cue's match never hides another's), so a text's cues are the same in any batch.
     joined = _CUE_SEP.join(prepared)
     starts = np.cumsum([0] + [len(p) + len(_CUE_SEP) for p in prepared[:-1]])
-    # One pass of all cues together finds the texts with any; each cue is then looked for on its own in those
-    # (one cue's match never hides another's).
-    hit = {int(np.searchsorted(starts, m.start(), side="right")) - 1 for m in _ANY_CUE.finditer(joined)}
+    hit: set[int] = set()
+    for m in _ANY_CUE.finditer(joined):
+        hit.add(int(np.searchsorted(starts, m.start(), side="right")) - 1)
+        hit.add(int(np.searchsorted(starts, max(m.end() - 1, m.start()), side="right")) - 1)
     for i in sorted(hit):
         for name, rx in _CUE_RX.items():
             if rx.search(prepared[i]):
