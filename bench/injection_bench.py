@@ -15,6 +15,8 @@ Reads ../shared; skips when it is absent. Slow (about 15–25 minutes on 2 cores
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 import tempfile
@@ -83,6 +85,7 @@ def main() -> int:
     parser.add_argument("--sources", nargs="*", default=list(S.ATTACK_SOURCES))
     parser.add_argument("--no-fasttext", action="store_true")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure as JSON here")
+    parser.add_argument("--no-card", action="store_true", help="do not write the figures into the model card")
     args = parser.parse_args()
     if not S.available():
         print("bench-injection: ../shared/training absent, skipped")
@@ -145,14 +148,44 @@ def main() -> int:
               flush=True)
     results["loso"] = {"|".join(k): v for k, v in det.counts.items()}
     results["families"] = family_rows
-    print_loso(det)
-    print_fp(results["fp"])
-    print_families(family_rows)
-    shipped_figures(lab, shipped, held, results)
+    tee = Tee()
+    with contextlib.redirect_stdout(tee):
+        print_loso(det)
+        print_fp(results["fp"])
+        print_families(family_rows)
+        shipped_figures(lab, shipped, held, results)
+    if set(args.sources) == set(S.ATTACK_SOURCES) and not args.no_card:
+        write_card_section(rule, tee.getvalue(), time.perf_counter() - t0)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
     print(f"done in {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+class Tee(io.StringIO):
+    """Printed figures go to the terminal and are kept for the model card."""
+
+    def write(self, text):
+        sys.__stdout__.write(text)
+        return super().write(text)
+
+
+def write_card_section(rule, printed: str, seconds: float) -> None:
+    """The figures of a full run (every fold), in the model card's generalisation section, with the digest of the
+    model they were measured on (training keeps the section; a digest that no longer matches says it is stale)."""
+    import hashlib
+
+    from scanner.training.card import write_bench_section
+
+    model = Path(rule.path)
+    digest = hashlib.sha256(model.read_bytes()).hexdigest()
+    body = (f"## Generalisation, measured by `make bench-injection`\n\nMeasured on the model with sha256 `{digest}` "
+            f"(the shipped file when this section was written; {seconds / 60:.0f} minutes on the machine it ran on). "
+            "Leave-one-source-out: each fold's model is trained without one attack source and every text of that "
+            "source is put into the seven carriers and scanned through the real loaders, at the shipped thresholds. "
+            "Cells: lexicon alone / model alone / **both**.\n" + printed)
+    write_bench_section(model.parent / "MODEL_CARD.md", body)
+    print(f"figures written into {model.parent / 'MODEL_CARD.md'}")
 
 
 FPR_POINTS = (0.0, 0.01, 0.02, 0.05)

@@ -69,9 +69,11 @@ def normalize_all(texts: list[str]) -> list[str]:
     folding the NUL-joined texts and splitting gives each text's folding."""
     if not texts:
         return []
-    if any(_SEP in t for t in texts):
-        return [normalize(t).text for t in texts]
-    return normalize(_SEP.join(texts)).text.split(_SEP)
+    if not any(_SEP in t for t in texts):
+        out = normalize(_SEP.join(texts)).text.split(_SEP)
+        if len(out) == len(texts):
+            return out
+    return [normalize(t).text for t in texts]
 
 
 def _json_strings(value, out: list[str]) -> None:

@@ -76,7 +76,7 @@ def oof_scores(material: T.Material, k: int = 5, seed: int = T.SEED, fitter=None
 PAGE_BUDGET = 0.005             # at most this fraction of the training pages over a threshold, out of fold (a margin
                                 # under the 1 % bar for pages never trained on)
 PROMPT_BUDGET = 0.01            # at most this fraction of benign instruction-like texts over a hidden threshold
-PROMPT_SOURCES = ("bipia-emails", "templates", "benign-extra")
+PROMPT_SOURCES = ("bipia-emails", "templates", "benign-extra", "benign-prompts")
 CALIBRATED = ("comment", "attribute", "meta", "json_ld", "css_hidden", "visible")
 
 

@@ -7,11 +7,13 @@ deduplicated and sorted, liblinear's coordinate descent is seeded, and the weigh
 fixed point in a container without timestamps (`scanner.injection.model.dump_model`).
 
 Positives: every attack text of ../shared (tensor-trust, llm-guard, BIPIA, Greshake, PurpleLlama English and
-Spanish, spikee) and the corpus's injection texts (the units its lexicon findings cover). Negatives: every
-window of four benign pages in five of ../shared/training/benign-pages in every channel — comments, hidden
-elements, alt/title, JSON-LD, meta content and visible text, read with the scanner's own loader — the
-corpus's benign entries and the non-flagged text of its injection pages, llm-guard's benign prompts and
-BIPIA's benign e-mails. The other fifth of the benign pages, ../shared/realdata/html and NotInject never train.
+Spanish, spikee), the corpus's injection texts (the units its lexicon findings cover), the templates and four in
+five of the attack families of `families.py`. Negatives: every window of four benign pages in five of
+../shared/training/benign-pages and ../shared/realdata/html in every channel — comments, hidden elements,
+alt/title, JSON-LD, meta content and visible text, read with the scanner's own loader — the corpus's benign
+entries and the non-flagged text of its injection pages, llm-guard's benign prompts, BIPIA's benign e-mails and
+the hard negatives of the templates and families (instructions for people, benign requests that use the attack
+vocabulary). The other fifth of the pages, NotInject and the held-out texts never train.
 """
 
 from __future__ import annotations
@@ -142,6 +144,9 @@ TEMPLATE_WEIGHT = {1: 0.3, 0: 5.0}
 VISIBLE_NEGATIVE_WEIGHT = 0.25  # visible prose (how-to articles full of "click", "you") weighs less: visible text
                                # is gated and has its own threshold; hidden benign text is what the model must tell apart
 CORPUS_NEGATIVE_WEIGHT = 10.0  # the corpus's hard negatives (prose quoting attacks, instructions for people)
+HARD_NEGATIVE_WEIGHT = 5.0     # the hard negatives of `families.py`: instructions for people, benign requests that use
+                               # the attack vocabulary (as much as a template's hard negative)
+HARD_NEGATIVE_SOURCES = ("benign-extra", "benign-prompts")
 
 
 def attack_rows(texts) -> list[Row]:
@@ -155,6 +160,8 @@ def attack_rows(texts) -> list[Row]:
             rows += text_rows(t, TEMPLATE_WEIGHT[t.label])
         elif t.label == 1:
             rows += text_rows(t, SOURCE_WEIGHT / n[t.source])
+        elif t.source in HARD_NEGATIVE_SOURCES:
+            rows += text_rows(t, HARD_NEGATIVE_WEIGHT)
         else:
             rows += text_rows(t)
     return rows
@@ -240,7 +247,7 @@ def main(argv=None) -> int:
     oof = E.oof_scores(material, args.folds, args.seed)
     thresholds = E.choose_thresholds(material, oof, set(rule.gate), rule.gate_cues_of, verbose=True)
     cv = E.cv_summary(material, oof, thresholds, rule)
-    header = {"seed": args.seed, "C": C, "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
+    header = {"seed": args.seed, "folds": args.folds, "C": C, "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
               "solver": "liblinear", "rows": len(material.rows), "positives": pos, "inputs": S.input_digests()}
     data = train_bytes(material, args.seed, header)
     args.out.parent.mkdir(parents=True, exist_ok=True)
