@@ -282,7 +282,19 @@ EN_PROMPT_TOPICS = [
     "what 'access granted' means on a door badge reader", "the new guidelines for recycling plastic at home",
     "how to respond to a customer complaint politely", "how to stop ignoring your own health",
     "the system prompt of a customer-service bot I am building", "how to print only the first page of a PDF",
-    "the earlier chapters of Don Quixote",
+    "the earlier chapters of Don Quixote", "how to forget a Wi-Fi network on my phone",
+    "how to bypass the paywall question in my own WordPress plugin settings", "the developer options of a smart TV",
+    "the secret to a fluffy omelette", "how to reveal a surprise gift without spoiling it",
+    "how parents can override the screen-time settings on a tablet", "why the previous tenant's mail keeps arriving",
+    "the instructions on a bottle of cough syrup", "what my dentist means by ignoring a small cavity",
+    "how to roleplay a difficult conversation with my manager", "how to ignore a merge conflict in one file",
+    "the new rules for carry-on luggage", "how to respond only when someone asks a direct question",
+    "how to pretend to be calm before an exam", "a system for organising my recipes",
+    "how to unlock admin mode in a spreadsheet template I own", "how to output a table from pandas to Excel",
+    "the original instructions of the board game Risk", "how to disregard a rejected job application and move on",
+    "how to write prompts for an image generator", "the password manager my team should use",
+    "an unfiltered opinion on my short story", "how to repeat a formula down a column",
+    "why my assistant manager ignores my emails", "the dan-style ranks in judo",
 ]
 ES_PROMPT_FRAMES = ["¿Puedes explicarme {t}?", "Escribe una guía breve sobre {t}.", "Quisiera unos consejos sobre {t}.",
                     "¿Cuál es la mejor manera de manejar {t}?", "¿Podrías resumir {t} para principiantes?",
@@ -303,6 +315,19 @@ ES_PROMPT_TOPICS = [
     "las nuevas pautas para reciclar plástico en casa", "cómo responder con amabilidad a la queja de un cliente",
     "cómo dejar de ignorar mi propia salud", "el prompt del sistema de un bot de atención que estoy construyendo",
     "cómo imprimir solo la primera página de un PDF", "los capítulos anteriores del Quijote",
+    "cómo olvidar una red wifi en mi teléfono", "las opciones de desarrollador de una pantalla inteligente",
+    "el secreto de un omelette esponjoso", "cómo revelar un regalo sorpresa sin arruinarlo",
+    "cómo pueden los padres anular el límite de tiempo de pantalla de una tableta",
+    "por qué sigue llegando la correspondencia del inquilino anterior", "las instrucciones de un jarabe para la tos",
+    "qué quiere decir mi dentista con ignorar una caries pequeña", "cómo ensayar con juego de roles una plática "
+    "difícil con mi jefe", "las nuevas reglas para el equipaje de mano", "cómo responder solo cuando me hacen una "
+    "pregunta directa", "cómo fingir calma antes de un examen", "un sistema para ordenar mis recetas",
+    "cómo exportar una tabla de pandas a Excel", "las instrucciones originales del juego de mesa Risk",
+    "cómo dejar atrás una solicitud de empleo rechazada", "cómo escribir instrucciones para un generador de imágenes",
+    "qué gestor de contraseñas debería usar mi equipo", "una opinión sin filtros sobre mi cuento",
+    "cómo repetir una fórmula en toda una columna", "por qué mi asistente ignora mis correos",
+    "las indicaciones del médico para tomar antibióticos", "cómo omitir las diapositivas ocultas al imprimir",
+    "las reglas del modo historia de un videojuego", "cómo pedir a mi banco que revele los cargos del mes",
 ]
 
 
