@@ -89,14 +89,32 @@ def page_rows(paths: list[Path], rule) -> list[Row]:
     return rows
 
 
+def window_file_spans(w) -> list[tuple]:
+    """(page, start, end) in the file of each unit piece a window covers."""
+    block = w.item.block
+    bs, be = w.item.norm.span(w.start, max(w.end, w.start + 1))
+    k1, o1 = block.locate(bs)
+    k2, o2 = block.locate(max(be - 1, bs))
+    out = []
+    for k in range(k1, k2 + 1):
+        u = block.units[k]
+        i = o1 if k == k1 else 0
+        j = o2 + 1 if k == k2 else len(u.text)
+        a, b = u.source_span(i, max(min(j, len(u.text)), i))
+        out.append((u.page, a, b))
+    return out
+
+
 def corpus_rows(rule) -> list[Row]:
-    """Corpus injection texts (the windows over units a lexicon finding covers) and its benign text."""
+    """Corpus injection texts and its benign text. An injection entry teaches only the windows that overlap a
+    lexicon finding's span (the payload, not the company name in the same meta description or title); its other
+    windows in the finding's units are left out, neither attack nor benign, and so are windows without any
+    structural cue (a sentence that only names the company). An entry the lexicon misses teaches the windows of
+    its vector's channel that hold a structural cue (the payload; not the page's titles)."""
     from scanner.corpus import EXT, entry_bytes, read_entries
     from scanner.injection.engine import InjectionScanner
-    from scanner.loaders import load_bytes
-    from scanner.rulepack import load_pack
-
     from scanner.injection.learned import GROUP_VECTOR
+    from scanner.loaders import load_bytes
 
     lexicon_only = InjectionScanner(learned=False)
     rows = []
@@ -104,18 +122,23 @@ def corpus_rows(rule) -> list[Row]:
         doc = load_bytes(entry_bytes(S.CORPUS, entry), f"{entry['id']}{EXT[entry['format']]}")
         spans = [(f.page, f.start, f.end) for f in lexicon_only.scan(doc)] if entry["label"] == "injection" else []
         missed = entry["label"] == "injection" and not spans
-        for group, prepared, w in doc_windows(doc, rule):
+        wins = doc_windows(doc, rule)
+        cues = F.cues_of([p for _, p, _ in wins]) if entry["label"] == "injection" else []
+        for n, (group, prepared, w) in enumerate(wins):
             if missed:
-                # the lexicon does not find this one: its payload is in the windows of the entry's channel;
-                # the page's other text is left out rather than taught as benign
-                if GROUP_VECTOR[group] == entry["vector"]:
+                if GROUP_VECTOR[group] == entry["vector"] and cues[n]:
                     rows.append(Row(prepared, 1, 1.0, "corpus", group, f"corpus:{entry['id']}"))
                 continue
-            units = [w.item.block.units[k] for k in range(len(w.item.block.units))]
-            hit = any(u.page == pg and u.start < e and s < u.end for u in units for pg, s, e in spans)
-            weight = 1.0 if hit or entry["label"] == "injection" else CORPUS_NEGATIVE_WEIGHT
-            rows.append(Row(prepared, int(hit), weight, "corpus", group, f"corpus:{entry['id']}"))
-    del load_pack
+            units = w.item.block.units
+            in_unit = any(u.page == pg and u.start < e and s < u.end for u in units for pg, s, e in spans)
+            if in_unit:
+                mine = window_file_spans(w)
+                hit = any(pg == wp and a < e and s < b for wp, a, b in mine for pg, s, e in spans)
+                if hit and cues[n]:
+                    rows.append(Row(prepared, 1, 1.0, "corpus", group, f"corpus:{entry['id']}"))
+                continue
+            weight = 1.0 if entry["label"] == "injection" else CORPUS_NEGATIVE_WEIGHT
+            rows.append(Row(prepared, 0, weight, "corpus", group, f"corpus:{entry['id']}"))
     return rows
 
 
