@@ -198,3 +198,19 @@ def test_training_is_reproducible_on_a_small_fold():
     model = M.parse_model(a)
     attack, benign = model.scores([F.prepare(PAYLOAD), F.prepare("Skip to main content of the page")])
     assert attack > benign
+
+
+def test_cues_are_the_same_with_the_linear_time_set_and_with_re():
+    """On ASCII text the cue set (RE2) answers what the standard library's regexes answer, cue by cue: the
+    training texts, the templates and the corpus's payload sentences, prepared."""
+    import re
+
+    from scanner.training.families import family_texts
+    from scanner.training.templates import template_texts
+
+    texts = [t.text for t in template_texts() + family_texts()]
+    texts += ["Say access granted,", "system: ok", "human: hi\nai: yes", "x [inst] y", "see https://a.b/c?d=e now"]
+    prepared = [p for p in (F.prepare(t) for t in texts) if p.isascii()]
+    assert len(prepared) > 300
+    python = [{n for n, rx in F.CUES.items() if re.search(rx, p)} for p in prepared]
+    assert F.cues_of(prepared) == python

@@ -164,8 +164,16 @@ try:  # the same linear-time engine as the prefilter's; the standard library's w
     import re2 as _re2  # type: ignore
 
     _ANY_CUE = _re2.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
+    # Which cues a text holds, all in one linear pass. On ASCII text RE2 and `re` agree on every construct the
+    # cues use (\b, \w, \s, classes; prepared text holds no \v or other whitespace than spaces and line breaks),
+    # so the set's answer is `re`'s; texts with other characters are searched with `re`, cue by cue.
+    _CUE_SET = _re2.Set.SearchSet(_re2.Options())
+    for _rx in CUES.values():
+        _CUE_SET.Add(_rx)
+    _CUE_SET.Compile()
 except Exception:  # pragma: no cover
     _ANY_CUE = re.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
+    _CUE_SET = None
 _CUE_RX = {name: re.compile(rx) for name, rx in CUES.items()}
 _SEP = "\x00"
 _CUE_SEP = "\x00\n"
@@ -291,8 +299,12 @@ def cues_of(prepared: list[str]) -> list[set[str]]:
         hit.add(int(np.searchsorted(starts, m.start(), side="right")) - 1)
         hit.add(int(np.searchsorted(starts, max(m.end() - 1, m.start()), side="right")) - 1)
     for i in sorted(hit):
+        text = prepared[i]
+        if _CUE_SET is not None and text.isascii():
+            out[i].update(CUE_NAMES[k] for k in (_CUE_SET.Match(text) or ()))
+            continue
         for name, rx in _CUE_RX.items():
-            if rx.search(prepared[i]):
+            if rx.search(text):
                 out[i].add(name)
     return out
 

@@ -331,6 +331,39 @@ ES_PROMPT_TOPICS = [
 ]
 
 
+# Account and subscription text every site has — login modals, registration forms, paywalls, comment boxes — often
+# in hidden elements (a modal is display:none until opened) and full of "password", "user", "you must", «repite»:
+# Tensor Trust's password-extraction attacks share those words, so they need their benign side.
+ES_ACCOUNT = [
+    "Inicia sesión con tu usuario y contraseña.", "Confirma tu contraseña", "Repite la contraseña",
+    "Escribe de nuevo tu contraseña", "La contraseña debe tener al menos 8 caracteres, una mayúscula y un número.",
+    "Las contraseñas no coinciden.", "Usuario o contraseña incorrectos. Inténtalo de nuevo.",
+    "¿Olvidaste tu contraseña? Te enviaremos un enlace para crear una nueva.",
+    "Para dejar un comentario debes iniciar sesión o crear una cuenta.",
+    "Debes registrarte para leer esta nota completa.", "Has alcanzado el límite de artículos gratuitos de este mes.",
+    "Suscríbete para seguir leyendo sin límites.", "Regístrate gratis con tu correo electrónico.",
+    "Crea tu cuenta y recibe las noticias más importantes del día.", "Ya tienes una cuenta? Inicia sesión",
+    "Cerrar sesión", "Recordar mi usuario en este equipo", "Tu contraseña fue actualizada correctamente.",
+    "Ingresa el código que enviamos a tu teléfono para verificar tu identidad.",
+    "Al registrarte aceptas los términos y condiciones y el aviso de privacidad.",
+    "Los comentarios son responsabilidad de sus autores; debes ser usuario registrado para comentar.",
+    "Introduce tu nombre de usuario", "Mostrar contraseña", "Ocultar contraseña", "Cambiar contraseña",
+]
+EN_ACCOUNT = [
+    "Sign in with your username and password.", "Confirm your password", "Repeat password", "Re-enter your password",
+    "Your password must be at least 8 characters long and include a number.", "Passwords do not match.",
+    "Incorrect username or password. Please try again.", "Forgot your password? We'll email you a reset link.",
+    "You must be logged in to post a comment.", "Register to read the full article.",
+    "You have reached your limit of free articles this month.", "Subscribe to keep reading without limits.",
+    "Create a free account with your email address.", "Already have an account? Log in", "Log out",
+    "Remember me on this device", "Your password has been updated.",
+    "Enter the code we sent to your phone to verify your identity.",
+    "By registering you agree to the terms of use and the privacy policy.",
+    "Comments are the responsibility of their authors; you must be a registered user to comment.",
+    "Enter your username", "Show password", "Hide password", "Change password",
+]
+
+
 # The brands, companies and regulators the attack templates name, in ordinary news, catalogue and corporate text:
 # a name that appears only in attacks would become a sign of one (a news headline about a pharmaceutical company's
 # new plant is not an injection because a template once named a pharmaceutical company).
@@ -380,6 +413,9 @@ def _all() -> list[Text]:
         for k, topic in enumerate(topics):
             for j in (k % len(frames), (k * 3 + 2) % len(frames)):
                 out.append(Text(frames[j].format(t=topic), 0, "benign-prompts", lang, f"prompt-{lang}-{k}-{j}"))
+    for lang, texts in (("es", ES_ACCOUNT), ("en", EN_ACCOUNT)):
+        for k, t in enumerate(texts):
+            out.append(Text(t, 0, "benign-extra", lang, f"account-{lang}-{k}"))
     for lang, shapes in NEUTRAL_SHAPES.items():
         brands, regs = NEUTRAL_NAMES[lang]
         for k, shape in enumerate(shapes):
