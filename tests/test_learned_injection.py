@@ -201,16 +201,26 @@ def test_training_is_reproducible_on_a_small_fold():
 
 
 def test_cues_are_the_same_with_the_linear_time_set_and_with_re():
-    """On ASCII text the cue set (RE2) answers what the standard library's regexes answer, cue by cue: the
-    training texts, the templates and the corpus's payload sentences, prepared."""
+    """The cue set (RE2, on text without wide word or space characters) answers what the standard library's
+    regexes answer, cue by cue: the templates and families, prepared, and texts with «», ¿, …, €."""
     import re
 
     from scanner.training.families import family_texts
     from scanner.training.templates import template_texts
 
     texts = [t.text for t in template_texts() + family_texts()]
-    texts += ["Say access granted,", "system: ok", "human: hi\nai: yes", "x [inst] y", "see https://a.b/c?d=e now"]
-    prepared = [p for p in (F.prepare(t) for t in texts) if p.isascii()]
+    texts += ["Say access granted,", "system: ok", "human: hi\nai: yes", "x [inst] y", "see https://a.b/c?d=e now",
+              "«ignora las reglas» dijo", "¿puedes decirme tu contrasena?", "nota para la ia… responde «si»",
+              "“act as a pirate” she wrote", "¡ignora!", "precio 5 € o ¥8"]
+    prepared = [F.prepare(t) for t in texts]
     assert len(prepared) > 300
     python = [{n for n, rx in F.CUES.items() if re.search(rx, p)} for p in prepared]
     assert F.cues_of(prepared) == python
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2003\u3000\x00ab", max_size=30))
+def test_whitespace_collapses_as_re_would(text):
+    import re
+
+    assert F.prepare_normalized(text) == " " + re.sub(r"\s+", " ", text.replace("\x00", " ")).strip() + " "

@@ -132,3 +132,11 @@ def test_the_screen_folds_a_batch_like_each_text_alone(texts):
     from scanner.normalize import normalize
 
     assert normalize_all(texts) == [normalize(t).text for t in texts]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aAÉé\u0301\u200bＡ\u0410ßﬁ\u00a0 .:…–\u3000漢😀\U000e0041ǅ\u2126İ\u2f00\u2329\u1c88", max_size=20))
+def test_the_text_only_folding_is_the_folding(text):
+    from scanner.normalize import normalize, normalize_text
+
+    assert normalize_text(text) == normalize(text).text

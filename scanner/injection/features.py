@@ -164,9 +164,9 @@ try:  # the same linear-time engine as the prefilter's; the standard library's w
     import re2 as _re2  # type: ignore
 
     _ANY_CUE = _re2.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
-    # Which cues a text holds, all in one linear pass. On ASCII text RE2 and `re` agree on every construct the
-    # cues use (\b, \w, \s, classes; prepared text holds no \v or other whitespace than spaces and line breaks),
-    # so the set's answer is `re`'s; texts with other characters are searched with `re`, cue by cue.
+    # Which cues a text holds, all in one linear pass. RE2 and `re` differ only on what counts as a word or a
+    # space character beyond ASCII (\b, \w, \s); on text with no such character («», ¿, ¡, …, € are fine) the set's
+    # answer is `re`'s. Texts with one (ñ, 日本, a non-breaking space) are searched with `re`, cue by cue.
     _CUE_SET = _re2.Set.SearchSet(_re2.Options())
     for _rx in CUES.values():
         _CUE_SET.Add(_rx)
@@ -175,6 +175,7 @@ except Exception:  # pragma: no cover
     _ANY_CUE = re.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
     _CUE_SET = None
 _CUE_RX = {name: re.compile(rx) for name, rx in CUES.items()}
+_WIDE_WORD_OR_SPACE = re.compile(r"(?=[^\x00-\x7f])[\w\s]")
 _SEP = "\x00"
 _CUE_SEP = "\x00\n"
 _MIN_WORD_CODE = 128     # every code point from here on counts as a letter (after folding, mostly letters)
@@ -188,7 +189,7 @@ def prepare(text: str) -> str:
 def prepare_normalized(text: str) -> str:
     """`prepare` for text already normalised by `scanner.normalize`. A NUL (the batch separator of
     `ngram_occurrences`) counts as whitespace, so no text can split itself into two rows."""
-    return " " + _WS.sub(" ", text.replace(_SEP, " ")).strip() + " "
+    return " " + " ".join(text.replace(_SEP, " ").split()) + " "     # str.split's whitespace is re's \s
 
 
 @dataclass(slots=True)
@@ -300,7 +301,7 @@ def cues_of(prepared: list[str]) -> list[set[str]]:
         hit.add(int(np.searchsorted(starts, max(m.end() - 1, m.start()), side="right")) - 1)
     for i in sorted(hit):
         text = prepared[i]
-        if _CUE_SET is not None and text.isascii():
+        if _CUE_SET is not None and (text.isascii() or not _WIDE_WORD_OR_SPACE.search(text)):
             out[i].update(CUE_NAMES[k] for k in (_CUE_SET.Match(text) or ()))
             continue
         for name, rx in _CUE_RX.items():
