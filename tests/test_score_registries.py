@@ -7,7 +7,7 @@ import json
 import typing
 
 from conftest import REPO
-from scanner.cli_score import format_gates
+from scanner.cli.score import format_gates
 from scanner.fixtures.models import FALLBACK_CAUSES, Fallback
 from scanner.score import render_format as fmt
 from scanner.score.gates import ALL_GATES, GATE, GATES, HARD_GATES, RANKING, THRESHOLDS, gate_block
