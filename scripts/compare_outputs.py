@@ -3,7 +3,7 @@
     .venv/bin/python scripts/compare_outputs.py --base-src DIR [--out DIR] [TREE ...]
 
 `--base-src` is a source checkout of the other version (`git archive merge-14 | tar -x -C DIR`); both versions
-run with this virtualenv's Python, the base one with `PYTHONPATH=DIR` (which wins over the editable install).
+run with this virtualenv's Python from this checkout's directory, each with its own source first on sys.path.
 For each tree (default: the example tree and ../shared/realdata when present) it writes, per version:
 
 - `scan --format json` (all kinds, every finding and document entry), and `--kinds injection` (where the
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,16 +38,15 @@ COMMANDS = {
 }
 
 
-def run_all(src: Path | None, trees: list[Path], out: Path) -> None:
-    env = dict(os.environ)
-    if src is not None:
-        env["PYTHONPATH"] = str(src)
+def run_all(src: Path, trees: list[Path], out: Path) -> None:
+    # `python -m` would put the working directory first on sys.path (this checkout, whatever PYTHONPATH says):
+    # each version's source directory is put first explicitly, and both run from the same directory.
+    launcher = f"import runpy, sys; sys.path.insert(0, {str(src)!r}); runpy.run_module('scanner', run_name='__main__')"
     out.mkdir(parents=True, exist_ok=True)
     for tree in trees:
         for name, args in COMMANDS.items():
             target = out / f"{tree.name}.{name}"
-            proc = subprocess.run([sys.executable, "-m", "scanner", *args, str(tree)], cwd=REPO, env=env,
-                                  capture_output=True)
+            proc = subprocess.run([sys.executable, "-c", launcher, *args, str(tree)], cwd=REPO, capture_output=True)
             target.write_bytes(proc.stdout)
             (out / f"{tree.name}.{name}.rc").write_text(f"{proc.returncode}\n{proc.stderr.decode(errors='replace')}")
 
@@ -99,7 +97,7 @@ def main() -> int:
     base, mine = args.out / "base", args.out / "mine"
     if not (args.reuse_base and base.is_dir()):
         run_all(args.base_src.resolve(), trees, base)
-    run_all(None, trees, mine)
+    run_all(REPO, trees, mine)
     problems = compare(base, mine, trees)
     for p in problems:
         print(p)

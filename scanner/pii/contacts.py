@@ -38,8 +38,8 @@ from scanner.units import Channel, TextUnit
 _HEXISH = rx.compile(r"[0-9a-f]{16,}", re.I)
 _USERINFO_BEFORE = re.compile(r"[a-z][a-z0-9+.-]*://[^\s/@:]*:$", re.I)
 _EMAILISH = rx.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
-_PLACEHOLDER_PHONE = re.compile(re.escape(REPLACEMENT_PHONE))
-_PLACEHOLDER_EMAIL = re.compile(re.escape(REPLACEMENT_EMAIL), re.I)
+PLACEHOLDER_PHONE = re.compile(re.escape(REPLACEMENT_PHONE))
+PLACEHOLDER_EMAIL = re.compile(re.escape(REPLACEMENT_EMAIL), re.I)
 _PLACE_IN_LABEL = re.compile(r"\s*(?:[^\W\d_]+\.?\s+){0,2}[^\W\d_]+\s*:\s*", re.UNICODE)
 _CHROME_CLASS = rx.compile(r"(?<![a-z])(?:footer|header|navbar|nav|menu|menulist|social|topbar|top-bar|site-info|"
                            r"copyright|contentinfo|banner|navigation)(?![a-z])", re.I)
@@ -239,8 +239,8 @@ def _nearest_entity(b, s, e, lo, hi, emails, persons, blocks, level: int):
             continue
         consider(max(p[1] - e, s - p[2], 0), "person", "next to a person's name")
     window = b.text[lo:hi]
-    for placeholder, why in ((_PLACEHOLDER_EMAIL, "next to a redacted personal email"),
-                             (_PLACEHOLDER_PHONE, "next to a redacted personal phone")):
+    for placeholder, why in ((PLACEHOLDER_EMAIL, "next to a redacted personal email"),
+                             (PLACEHOLDER_PHONE, "next to a redacted personal phone")):
         for m in placeholder.finditer(window):
             ms, me = lo + m.start(), lo + m.end()
             consider(max(ms - e, s - me, 0), "person", why)

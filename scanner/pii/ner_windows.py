@@ -25,7 +25,7 @@ from functools import lru_cache
 from scanner.evidence import REPLACEMENT_EMAIL, REPLACEMENT_PHONE
 from scanner.pii.candidates import Cand
 from scanner.pii.channels import NAME_CHANNELS
-from scanner.pii.contacts import _PLACEHOLDER_EMAIL, _PLACEHOLDER_PHONE
+from scanner.pii.contacts import PLACEHOLDER_EMAIL, PLACEHOLDER_PHONE
 from scanner.pii.data import context_rules
 from scanner.pii.names import BYLINE_PREFIX, NOT_FIRST, PARTICLE, Names, title_regexes
 from scanner.textfold import fold_accents
@@ -74,7 +74,7 @@ def windows(names: Names, emails: list[Cand], phones: list[Cand], ids: list[Cand
         want(u, 0, len(u.text), radius=0)
     for u in st.units:
         if u.channel in NAME_CHANNELS and (REPLACEMENT_EMAIL in u.text or REPLACEMENT_PHONE in u.text):
-            for placeholder in (_PLACEHOLDER_EMAIL, _PLACEHOLDER_PHONE):
+            for placeholder in (PLACEHOLDER_EMAIL, PLACEHOLDER_PHONE):
                 for m in placeholder.finditer(u.text):
                     want(u, m.start(), m.end())
     out = []
