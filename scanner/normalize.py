@@ -82,8 +82,11 @@ def _char_class(codepoints) -> str:
     return "".join(parts)
 
 
-# Any character the fast path cannot fold one-to-one: a complex one, or anything beyond the tables' ranges.
-_NEEDS_SLOW_PATH = re.compile("[" + _char_class(_COMPLEX) + "\u3000-\uF8FF\U00010000-\U0010FFFF]")
+# Any character the fast path cannot fold one-to-one: a complex one, or anything from U+3000 on beyond the
+# tables' ranges (CJK compatibility ideographs and Arabic presentation forms included: NFKC folds them, and a
+# text must fold the same whether or not another character sends it down the slow path).
+_NEEDS_SLOW_PATH = re.compile("[" + _char_class(_COMPLEX) + "\u3000-\uFAFF\uFB50-\uFDFF\uFE70-\uFEFF"
+                              "\uFFF0-\uFFFF\U00010000-\U0010FFFF]")
 
 
 @dataclass(slots=True)

@@ -21,7 +21,7 @@ PREFILTER = SCANNER.prefilter
 LEXICON, _ = load_pack()
 PHRASES = [t for g in LEXICON.groups.values() for t in g.positive]
 
-TRICKY = "ÉXITO ﬁn Straße ẞ ｉｇｎｏｒａ ig\u200bnora аssistant İstanbul ǅ ﬀ ℓ Ⅳ ᾳ x\u0301 中文 \U000e0041 \u00ad" \
+TRICKY = "豈 ﭝ ﷺ ￸ ÉXITO ﬁn Straße ẞ ｉｇｎｏｒａ ig\u200bnora аssistant İstanbul ǅ ﬀ ℓ Ⅳ ᾳ x\u0301 中文 \U000e0041 \u00ad" \
          "\ufeff \U0001d5c2 ⓐ ㎏ \u3000 ﹏"
 
 
@@ -29,6 +29,14 @@ TRICKY = "ÉXITO ﬁn Straße ẞ ｉｇｎｏｒａ ig\u200bnora аssistant İs
 @given(st.text(min_size=0, max_size=80) | st.sampled_from([TRICKY]))
 def test_fold_text_is_exactly_what_normalize_folds(text):
     assert fold_text(text) == normalize(text).text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30), st.text(max_size=30), st.sampled_from(["", "豈", "ﭝ", "中", "é", "ｉ", "\u200b"]))
+def test_normalize_folds_each_character_whatever_surrounds_it(a, b, c):
+    """A character folds the same whether or not another one sends the text down the slow path (before this
+    test, U+F900–FAFF and the Arabic presentation forms were NFKC-folded only next to such a character)."""
+    assert normalize(a + c + b).text == normalize(a).text + normalize(c).text + normalize(b).text
 
 
 @settings(max_examples=300, deadline=None)
