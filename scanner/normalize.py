@@ -51,7 +51,9 @@ def _fold_char(ch: str) -> str:
 
 
 def _build_tables() -> None:
-    ranges = [(0x80, 0x2FFF), (0xFB00, 0xFB4F), (0xFE00, 0xFE6F), (0xFF00, 0xFFEF)]
+    # every code point below U+3000, and U+F900–FFFF (compatibility ideographs, presentation forms, fullwidth
+    # and halfwidth forms, specials): a character in neither is folded on the slow path
+    ranges = [(0x80, 0x2FFF), (0xF900, 0xFFFF)]
     for cp in range(0x41, 0x5B):
         _SIMPLE_TABLE[cp] = chr(cp + 32)
     for lo, hi in ranges:
@@ -82,11 +84,10 @@ def _char_class(codepoints) -> str:
     return "".join(parts)
 
 
-# Any character the fast path cannot fold one-to-one: a complex one, or anything from U+3000 on beyond the
-# tables' ranges (CJK compatibility ideographs and Arabic presentation forms included: NFKC folds them, and a
-# text must fold the same whether or not another character sends it down the slow path).
-_NEEDS_SLOW_PATH = re.compile("[" + _char_class(_COMPLEX) + "\u3000-\uFAFF\uFB50-\uFDFF\uFE70-\uFEFF"
-                              "\uFFF0-\uFFFF\U00010000-\U0010FFFF]")
+# Any character the fast path cannot fold one-to-one: a complex one, or anything beyond the tables' ranges. (The
+# tables cover U+F900–FFFF too: a character there folds the same whether or not another one sends the text down
+# the slow path.)
+_NEEDS_SLOW_PATH = re.compile("[" + _char_class(_COMPLEX) + "\u3000-\uF8FF\U00010000-\U0010FFFF]")
 
 
 @dataclass(slots=True)
