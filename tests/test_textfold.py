@@ -82,3 +82,11 @@ def test_the_folds_say_what_they_do():
     assert fold_accents("Teléfono CELULAR Ñandú") == "telefono celular nandu"
     assert fold_words("  Hace 3\tDÍAS ") == "hace 3 dias"
     assert fold_page("Nota para el &#65;SISTENTE: ｉｇｎｏｒａ") == "nota para el asistente: ignora"
+
+
+def test_fold_text_and_normalize_agree_on_every_code_point():
+    """Each code point alone, so each takes whichever path `normalize` picks for it (a CJK compatibility
+    ideograph such as U+FA2A once took the fast path and stayed unfolded while `fold_text` folded it)."""
+    disagree = [hex(cp) for cp in range(0x80, 0x110000) if not 0xD800 <= cp < 0xE000
+                and fold_text(chr(cp)) != normalize(chr(cp)).text]
+    assert disagree == []
