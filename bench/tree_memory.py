@@ -4,7 +4,8 @@ A tree is the real pages of ../shared/realdata/html copied again and again under
 folder) until it holds the size asked for, in a temporary directory that is deleted afterwards. Each scan runs
 as a child process (`python -m scanner scan TREE --format json -o OUT`, its default budgets, so files are
 scanned in its forked workers); its peak resident set size is the child's `ru_maxrss` from `os.wait4`, which
-on Linux covers the child and every worker it waited for. The figures: peak RSS at each size, and the time per
+on Linux covers the child and every worker it waited for (run this script in a fresh process: a child also
+inherits the peak RSS of the process it was forked from, as `ru_maxrss` survives exec). The figures: peak RSS at each size, and the time per
 MB of the large tree as a ratio against the small tree's, measured in the same run.
 
     python bench/tree_memory.py --small 10 --large 100            # the figures

@@ -145,8 +145,11 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
                                     f"({', '.join(missing[:5])}{'…' if len(missing) > 5 else ''}); "
                                     f"metrics cover the cases run"))
         by_category = {}
-        for cat in sorted({e.category for e in pe.values()}):
-            in_cat = [e for e in pe.values() if e.category == cat]
+        evals_of: dict[str, list[CaseEval]] = {}
+        for e in pe.values():                   # each category's cases in the run's order, in one pass
+            evals_of.setdefault(e.category, []).append(e)
+        for cat in sorted(evals_of):
+            in_cat = evals_of[cat]
             by_category[cat], _ = aggregate(in_cat, artificial, containment_for({e.case for e in in_cat}))
 
         violations = partial_violations(records)
