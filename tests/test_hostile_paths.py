@@ -6,6 +6,7 @@ everywhere."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -221,8 +222,23 @@ def test_score_never_reads_a_run_file_out_of_the_run_directory_or_too_large(tmp_
     invoice = next((run_dir / "invoices").glob("*.json"))
     invoice.rename(tmp_path / "invoice.json")
     invoice.symlink_to(tmp_path / "invoice.json")
-    got = {p.path: p.message for p in read_run(run_dir).problems}
+    # a provider folder that is a symlink out of the run directory: none of its records is read
+    elsewhere = tmp_path / "elsewhere-provider"
+    shutil.copytree(run_dir / "exa", elsewhere)
+    (run_dir / "brave").symlink_to(elsewhere, target_is_directory=True)
+    # a symlink that stays inside is read as the file it leads to; a FIFO is no regular file (never waited on)
+    (run_dir / "tavily" / "gs-002.json").rename(run_dir / "tavily" / "real-002.txt")
+    (run_dir / "tavily" / "gs-002.json").symlink_to(run_dir / "tavily" / "real-002.txt")
+    os.mkfifo(run_dir / "tavily" / "zz-fifo.json")
+    ri = read_run(run_dir)
+    got = {p.path: p.message for p in ri.problems}
     assert got["tavily/gs-001.json"] == "not read: resolves outside the run directory (symlink)"
+    assert not ri.records.get("brave") and {p for p in got if p.startswith("brave/")} == {
+        f"brave/{f.name}" for f in elsewhere.glob("*.json")}
+    assert all(got[p] == "not read: resolves outside the run directory (symlink)" for p in got
+               if p.startswith("brave/"))
+    assert "gs-002" in ri.records["tavily"]
+    assert "tavily/zz-fifo.json" not in ri.record_paths.values()
     assert "resolves outside the run directory" in got[f"invoices/{invoice.name}"]
     monkeypatch.setattr(inputs, "RECORD_MAX_BYTES", 100)
     ri = read_run(run_dir)

@@ -7,8 +7,10 @@ naming the file), and the file is left out. Only a root or run directory that ca
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,18 +150,41 @@ class _Refused(Exception):
     """A run file that is not read: its one-line reason."""
 
 
-def _read_inside(run_dir: Path, path: str) -> bytes:
-    """The bytes of a run file, refused when it resolves outside the run directory (a symlink out of it), is
-    not a regular file, or is larger than RECORD_MAX_BYTES."""
-    real, root = os.path.realpath(path), os.path.realpath(run_dir)
-    if os.path.commonpath([real, root]) != root:
+def _inside(root: str, path: str) -> bool:
+    real = os.path.realpath(path)
+    return os.path.commonpath([real, root]) == root
+
+
+def _read_inside(root: str, path: str, plain: bool = False) -> bytes:
+    """The bytes of a run file, refused when it resolves outside the run directory `root` (resolved; a symlink
+    out of it), is not a regular file, or is larger than RECORD_MAX_BYTES. `plain`: the caller saw, in its
+    directory listing, that the file is no symlink and that its folder resolves inside `root`, so no path needs
+    resolving; the file is then opened without following a symlink, in case one was put there since."""
+    if not plain and not _inside(root, path):
         raise _Refused("not read: resolves outside the run directory (symlink)")
-    with open(real, "rb") as fh:
-        st = os.fstat(fh.fileno())
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) if plain else os.O_RDONLY)
+    except OSError as exc:
+        if plain and exc.errno == errno.ELOOP:    # became a symlink after the listing: judge it as one
+            return _read_inside(root, path)
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _Refused("not read: not a regular file")
         if st.st_size > RECORD_MAX_BYTES:
             raise _Refused(f"not read: {st.st_size:,} bytes, more than a run file may hold "
                            f"({RECORD_MAX_BYTES >> 20} MB)")
-        return fh.read(RECORD_MAX_BYTES + 1)
+        chunks, total = [], 0
+        while total <= RECORD_MAX_BYTES:      # a file that grows after fstat is still cut at the limit
+            chunk = os.read(fd, min(max(st.st_size + 1, 1 << 16), RECORD_MAX_BYTES + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def read_run(run_dir: Path) -> RunInputs:
@@ -177,19 +202,22 @@ def read_run(run_dir: Path) -> RunInputs:
         raise ScoreInputError(f"{info_path}: cannot read: {exc.strerror or exc}") from None
     ri = RunInputs(path=run_dir, info=info, problems=problems)
 
+    root = os.path.realpath(run_dir)
     with os.scandir(run_dir) as it:
-        pdirs = sorted(e.name for e in it if e.is_dir())
-    for name in pdirs:
+        pdirs = sorted((e.name, e.is_symlink()) for e in it if e.is_dir())
+    for name, linked in pdirs:
         if name in NOT_PROVIDER_DIRS or name.startswith((".", "_")):
             continue
         bucket: dict[str, RunRecord] = {}
         pdir = os.path.join(run_dir, name)
+        pdir_inside = not linked or _inside(root, pdir)
         with os.scandir(pdir) as it:
-            files = sorted(e.name for e in it if e.name.endswith(".json") and e.is_file())
-        for fname in files:
+            files = sorted((e.name, pdir_inside and not e.is_symlink())
+                           for e in it if e.name.endswith(".json") and e.is_file())
+        for fname, plain in files:
             rel = f"{name}/{fname}"
             try:
-                rec = RunRecord.model_validate_json(_read_inside(run_dir, os.path.join(pdir, fname)))
+                rec = RunRecord.model_validate_json(_read_inside(root, os.path.join(pdir, fname), plain))
             except _Refused as exc:
                 problems.append(Problem(rel, str(exc)))
                 continue
@@ -215,7 +243,7 @@ def read_run(run_dir: Path) -> RunInputs:
         for f in sorted(inv_dir.glob("*.json")):
             rel = f.relative_to(run_dir).as_posix()
             try:
-                ri.invoices[f.stem] = Invoice.model_validate_json(_read_inside(run_dir, str(f)))
+                ri.invoices[f.stem] = Invoice.model_validate_json(_read_inside(root, str(f)))
             except (ValidationError, OSError, _Refused) as exc:
                 msg = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
                 problems.append(Problem(rel, f"not an invoice: {msg}"))
