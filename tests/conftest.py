@@ -6,8 +6,16 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from scanner import netlock
+
+# Property tests: by hand they draw new examples each run (to find what no one thought of); in CI (.ci/run sets
+# CENTINELA_HYPOTHESIS_PROFILE=ci) the same examples every run, seeded from each test, so a failure there is
+# one anyone reproduces and a commit lands or not on its own merits. Both print the blob that replays a failure.
+hypothesis_settings.register_profile("explore", print_blob=True)
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("CENTINELA_HYPOTHESIS_PROFILE", "explore"))
 
 REPO = Path(__file__).resolve().parents[1]
 # ../shared beside the repo; a git worktree elsewhere points at it with CENTINELA_SHARED.
