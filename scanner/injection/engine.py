@@ -19,6 +19,7 @@ from scanner import rx
 from scanner.findings import Finding
 from scanner.injection.predicates import PREDICATES
 from scanner.injection.signals import CompiledLexicon, UnitText
+from scanner.injection.tagtext import strip_tags, tag_names
 from scanner.rulepack import Rule, load_pack
 from scanner.units import Channel, Document
 
@@ -99,8 +100,6 @@ INLINE_TAGS = frozenset({
     "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "label", "mark", "q",
     "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr", "big", "tt", "strike",
 })
-_TAG_NAME = rx.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)")
-_TAG = rx.compile(r"<[^>]*>")
 
 
 _STANDALONE = frozenset({Channel.JSON_STRING, Channel.JSON_KEY})
@@ -129,10 +128,12 @@ def _separator(doc: Document, a, b) -> str:
     between = doc.text[a.end:b.start]
     if len(between) > 400 or "<!--" in between:
         return "\n"
-    names = _TAG_NAME.findall(between)
+    if "<" not in between:                     # no markup: the gap is the text between
+        return "\n" if "\n" in between else (" " if between else "")
+    names = tag_names(between)
     if any(n.lower() not in INLINE_TAGS for n in names):
         return "\n"
-    gap = _TAG.sub("", between)
+    gap = strip_tags(between)
     if "\n" in gap and not names:
         return "\n"
     return " " if gap.strip() == "" and gap else ("" if not gap else " ")

@@ -24,6 +24,7 @@ import re
 import re2
 
 from scanner import rx
+from scanner.injection.tagtext import strip_tags
 from scanner.normalize import fold_text
 from scanner.rulepack import Lexicon
 
@@ -36,7 +37,6 @@ _INVISIBLE_RUN = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}
 # a word character, as \b said before (RE2 has no backreference to the tag name).
 _RAW_BLOCKS = rx.compile(r"<(?:script(?P<sattrs>(?:[^>\w][^>]*)?)>.*?</script"
                          r"|style(?P<tattrs>(?:[^>\w][^>]*)?)>.*?</style)\s*>", re.S | re.I)
-_TAGS = rx.compile(r"<[^>]*>")
 _JSON_ESCAPE = rx.compile(r"\\u([0-9a-fA-F]{4})")
 _B64 = rx.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
 _LD_BLOCK = rx.compile(r"<script[^>\w][^>]*ld\+json[^>]*>(.*?)</script", re.S | re.I)
@@ -139,7 +139,7 @@ class Prefilter:
         folded = fold_page(body)
         if self.regex.search(folded):
             return True
-        joined = fold_page(_TAGS.sub("", body))
+        joined = fold_page(strip_tags(body))
         if self.regex.search(joined):
             return True
         if "ld+json" in body.lower():
