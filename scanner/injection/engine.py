@@ -89,10 +89,14 @@ def decode_base64(text: str) -> list[Decoded]:
 
 
 DECODERS = {"unicode_tags": decode_unicode_tags, "zero_width": decode_zero_width, "base64": decode_base64}
+_ZW_CHARS = frozenset("\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff")
+# Cheap necessary conditions first (C-speed `max`, a set test, a length): most texts leave there.
 _DECODE_HINT = {
-    "unicode_tags": lambda t: any("\U000e0020" <= c <= "\U000e007e" for c in t) if not t.isascii() else False,
-    "zero_width": lambda t: (not t.isascii()) and _ZW_RUN.search(t) is not None,
-    "base64": lambda t: _B64_RUN.search(t) is not None,
+    "unicode_tags": lambda t: (not t.isascii() and max(t) >= "\U000e0020"
+                               and any("\U000e0020" <= c <= "\U000e007e" for c in t)),
+    "zero_width": lambda t: (not t.isascii()) and len(t) >= 16 and not _ZW_CHARS.isdisjoint(t)
+    and _ZW_RUN.search(t) is not None,
+    "base64": lambda t: len(t) >= 24 and _B64_RUN.search(t) is not None,     # a run is 24 characters or more
 }
 
 
@@ -185,6 +189,9 @@ class InjectionScanner:
 
     def scan(self, doc: Document) -> list[Finding]:
         findings: list[Finding] = []
+        # Units of one page repeat their texts (menus, separators, labels): each distinct text is normalised
+        # and searched once; a UnitText depends on its text alone.
+        texts: dict[str, tuple[UnitText, bool]] = {}
         for unit in doc.units:
             rules = self.by_channel.get(unit.channel)
             if not rules:
@@ -201,8 +208,11 @@ class InjectionScanner:
                         findings.append(finding)
                     continue
                 if cache is None:
-                    cache = UnitText(unit.text, self.lexicon)
-                    triggerless = not cache.has_trigger()
+                    known = texts.get(unit.text)
+                    if known is None:
+                        cache = UnitText(unit.text, self.lexicon)
+                        known = texts[unit.text] = (cache, not cache.has_trigger())
+                    cache, triggerless = known
                 if triggerless and self.gated[m.signal]:
                     continue                   # the signal needs a trigger phrase the text does not have
                 hit = self.lexicon.signal(m.signal, cache.found)
