@@ -23,3 +23,11 @@ def test_runs_fold_as_characters_do(t):
         assert got.index == want.index
     else:                                      # a fast path: one to one, the identity map
         assert want.index == list(range(len(t)))
+
+
+@settings(max_examples=600, deadline=None)
+@given(texts)
+def test_fold_text_by_runs_is_the_table(t):
+    from scanner.normalize import _FOLD_TABLE, fold_text
+
+    assert fold_text(t) == t.translate(_FOLD_TABLE) == normalize(t).text
