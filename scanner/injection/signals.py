@@ -42,6 +42,12 @@ class CompiledLexicon:
         # other than the broad directive/imperative ones): one search decides most units.
         self.triggers = rx.compile(group_regex(
             p for name, g in lexicon.groups.items() if name not in GATE_EXEMPT for p in g.patterns), LEXICON_FLAGS)
+        # Any group at all: a text without a match of this one shows no group (one search instead of one per group).
+        try:
+            self.any_group = rx.compile(group_regex(p for g in lexicon.groups.values() for p in g.patterns),
+                                        LEXICON_FLAGS)
+        except rx.RegexError:          # too large for one program: each group is searched, as without it
+            self.any_group = None
         # No match is shorter than this: a shorter text needs no search (lookarounds take no width).
         self.trigger_min = _P.parse(self.triggers.pattern, LEXICON_FLAGS).getwidth()[0]
         self.gated = {
@@ -54,6 +60,8 @@ class CompiledLexicon:
 
     def groups_in(self, text: str) -> dict[str, list[Evidence]]:
         found: dict[str, list[Evidence]] = {}
+        if self.any_group is not None and self.any_group.search(text) is None:
+            return found
         for name, group in self.groups.items():
             hits = [Evidence(name, m.start(), m.end()) for m in group.finditer(text) if m.end() > m.start()]
             if hits:
