@@ -96,7 +96,9 @@ _DECODE_HINT = {
                                and any("\U000e0020" <= c <= "\U000e007e" for c in t)),
     "zero_width": lambda t: (not t.isascii()) and len(t) >= 16 and not _ZW_CHARS.isdisjoint(t)
     and _ZW_RUN.search(t) is not None,
-    "base64": lambda t: len(t) >= 24 and _B64_RUN.search(t) is not None,     # a run is 24 characters or more
+    # a run is 24 characters or more, none of them white space: within one word of str.split()
+    "base64": lambda t: (len(t) >= 24 and max(map(len, t.split()), default=0) >= 24
+                         and _B64_RUN.search(t) is not None),
 }
 
 
