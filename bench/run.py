@@ -25,6 +25,24 @@ def best_of(fn, repeat: int) -> float:
     return min(times)
 
 
+def interleaved(fns, repeat: int) -> list[list[float]]:
+    """Each function's time in each of `repeat` rounds, every round running every function once in turn."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t)
+    return times
+
+
+def round_ratio(times: list[float], base: list[float]) -> float:
+    """The median over rounds of a time against the baseline's time in the same round."""
+    import statistics
+
+    return statistics.median(t / b for t, b in zip(times, base))
+
+
 def bench_html_load(repeat: int) -> None:
     import lxml.html
 
@@ -114,21 +132,23 @@ def bench_injection_scan(repeat: int) -> None:
     lexicon.injection.learned = []
     if lexicon.prefilter is not None:
         lexicon.prefilter.model_screen = None
-    base = best_of(lxml_parse, repeat)
-    loaded_time = best_of(load_only, repeat)
-    before = best_of(lambda: scan_paths(lexicon, files), repeat)
-    ours = best_of(lambda: scan_paths(fast, files), repeat)
-    exact = best_of(lambda: scan_paths(full, files), repeat)
+    # Round by round, each ratio the median of its rounds' ratios: on a shared machine the load then weighs on
+    # the baseline and on each scan alike, where the best of a short baseline measured apart skewed every ratio.
+    rounds = interleaved([lxml_parse, load_only, lambda: scan_paths(lexicon, files), lambda: scan_paths(fast, files),
+                          lambda: scan_paths(full, files)], repeat)
+    base, loaded_time, before, ours, exact = (min(t) for t in rounds)
+    r_load, r_before, r_ours, r_exact = (round_ratio(t, rounds[0]) for t in rounds[1:])
     loaded_before = sum(lexicon.clean_page(p.name, p.read_bytes()) is None for p in files)
     loaded = sum(fast.clean_page(p.name, p.read_bytes()) is None for p in files)
-    print(f"injection scan: {len(files)} real pages, {mb:.2f} MB, best of {repeat}")
+    print(f"injection scan: {len(files)} real pages, {mb:.2f} MB, {repeat} rounds (MB/s: the best round; ratios: "
+          f"the median of the rounds' ratios)")
     print(f"  baseline: read + lxml.html parse   {mb / base:7.1f} MB/s")
-    print(f"  read + html load (exact units)     {mb / loaded_time:7.1f} MB/s   = {loaded_time / base:.1f}x the parse time")
-    print(f"  before: lexicon rules only         {mb / before:7.1f} MB/s   = {before / base:.1f}x the parse time "
+    print(f"  read + html load (exact units)     {mb / loaded_time:7.1f} MB/s   = {r_load:.1f}x the parse time")
+    print(f"  before: lexicon rules only         {mb / before:7.1f} MB/s   = {r_before:.1f}x the parse time "
           f"({loaded_before} of {len(files)} pages needed the full load)")
-    print(f"  centinela scan --kinds injection   {mb / ours:7.1f} MB/s   = {ours / base:.1f}x the parse time "
+    print(f"  centinela scan --kinds injection   {mb / ours:7.1f} MB/s   = {r_ours:.1f}x the parse time "
           f"({loaded} of {len(files)} pages needed the full load; lexicon + learned rule and its screen)")
-    print(f"  same, prefilter off (every page)   {mb / exact:7.1f} MB/s   = {exact / base:.1f}x the parse time "
+    print(f"  same, prefilter off (every page)   {mb / exact:7.1f} MB/s   = {r_exact:.1f}x the parse time "
           f"(the load {loaded_time / exact:.0%} of it, the injection rules the rest)")
     bench_model_load()
 

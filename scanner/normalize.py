@@ -127,6 +127,7 @@ class _FoldTable(dict):
 
 
 _FOLD_TABLE = _FoldTable()
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")       # one character class: linear in any engine
 
 
 def fold_text(text: str) -> str:
@@ -134,14 +135,49 @@ def fold_text(text: str) -> str:
     offsets (the injection prefilter)."""
     if text.isascii():
         return text.lower()
-    return text.translate(_FOLD_TABLE)
+    # Per character, so piece by piece: `str.lower` (C speed) on the ASCII runs, the table on the rest (a
+    # translate looks every character up; the real pages are mostly ASCII markup: twice as fast).
+    out: list[str] = []
+    pos = 0
+    for m in _NON_ASCII_RUN.finditer(text):
+        s, e = m.span()
+        if s > pos:
+            out.append(text[pos:s].lower())
+        out.append(m.group().translate(_FOLD_TABLE))
+        pos = e
+    out.append(text[pos:].lower())
+    return "".join(out)
 
 
 def normalize(text: str) -> Normalized:
     if text.isascii():
         return Normalized(text.lower(), text, None)
-    if _NEEDS_SLOW_PATH.search(text) is None:
+    first = _NEEDS_SLOW_PATH.search(text)
+    if first is None:
         return Normalized(text.translate(_SIMPLE_TABLE), text, None)
+    # Each character folds on its own: the runs between the characters that fold to zero or several are
+    # translated at C speed (one to one, so their map back is a range), only those characters one by one.
+    out: list[str] = []
+    index: list[int] = []
+    pos = 0
+    for m in _NEEDS_SLOW_PATH.finditer(text, first.start()):
+        i = m.start()
+        if i > pos:
+            out.append(text[pos:i].translate(_SIMPLE_TABLE))
+            index.extend(range(pos, i))
+        folded = _FOLD_TABLE[ord(text[i])]
+        if folded:
+            out.append(folded)
+            index.extend([i] * len(folded))
+        pos = i + 1
+    if pos < len(text):
+        out.append(text[pos:].translate(_SIMPLE_TABLE))
+        index.extend(range(pos, len(text)))
+    return Normalized("".join(out), text, index)
+
+
+def _normalize_by_character(text: str) -> Normalized:
+    """`normalize` one character at a time (the reference tests/test_normalize_runs.py compares it with)."""
     out: list[str] = []
     index: list[int] = []
     for i, ch in enumerate(text):

@@ -24,9 +24,9 @@ except ImportError:                    # pragma: no cover - Python 3.10
     import sre_parse as SP             # type: ignore
 
 WHOLE_TEXT = {
-    "scanner.injection.engine": ("_TAG_RUN", "_ZW_RUN", "_B64_RUN", "_SENTENCE_END", "_TAG", "_TAG_NAME"),
-    "scanner.injection.prefilter": ("_SUSPICIOUS", "_INVISIBLE_CHAR", "_INVISIBLE_RUN", "_RAW_BLOCKS", "_TAGS",
-                                    "_JSON_ESCAPE", "_B64", "_LD_BLOCK", "_LD_CONFIG_KEY"),
+    "scanner.injection.engine": ("_TAG_RUN", "_ZW_RUN", "_B64_RUN", "_SENTENCE_END"),
+    "scanner.injection.prefilter": ("_SUSPICIOUS", "_INVISIBLE_RUN", "_RAW_BLOCKS", "_JSON_ESCAPE", "_B64",
+                                    "_LD_BLOCK", "_LD_CONFIG_KEY"),
     "scanner.secrets.detect": ("_URL", "_FORM", "_PARAM", "_NUMBER_AFTER_KEY"),
     "scanner.pii.candidates": ("_LINK_PHONE", "_OBFUSCATION_RX"),
     "scanner.pii.contacts": ("_HEXISH", "_EMAILISH", "_CHROME_CLASS"),

@@ -19,6 +19,7 @@ from scanner import rx
 from scanner.findings import Finding
 from scanner.injection.predicates import PREDICATES
 from scanner.injection.signals import CompiledLexicon, UnitText
+from scanner.injection.tagtext import strip_tags, tag_names
 from scanner.rulepack import Rule, load_pack
 from scanner.units import Channel, Document
 
@@ -88,10 +89,16 @@ def decode_base64(text: str) -> list[Decoded]:
 
 
 DECODERS = {"unicode_tags": decode_unicode_tags, "zero_width": decode_zero_width, "base64": decode_base64}
+_ZW_CHARS = frozenset("\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff")
+# Cheap necessary conditions first (C-speed `max`, a set test, a length): most texts leave there.
 _DECODE_HINT = {
-    "unicode_tags": lambda t: any("\U000e0020" <= c <= "\U000e007e" for c in t) if not t.isascii() else False,
-    "zero_width": lambda t: (not t.isascii()) and _ZW_RUN.search(t) is not None,
-    "base64": lambda t: _B64_RUN.search(t) is not None,
+    "unicode_tags": lambda t: (not t.isascii() and max(t) >= "\U000e0020"
+                               and any("\U000e0020" <= c <= "\U000e007e" for c in t)),
+    "zero_width": lambda t: (not t.isascii()) and len(t) >= 16 and not _ZW_CHARS.isdisjoint(t)
+    and _ZW_RUN.search(t) is not None,
+    # a run is 24 characters or more, none of them white space: within one word of str.split()
+    "base64": lambda t: (len(t) >= 24 and max(map(len, t.split()), default=0) >= 24
+                         and _B64_RUN.search(t) is not None),
 }
 
 
@@ -99,8 +106,6 @@ INLINE_TAGS = frozenset({
     "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "label", "mark", "q",
     "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr", "big", "tt", "strike",
 })
-_TAG_NAME = rx.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)")
-_TAG = rx.compile(r"<[^>]*>")
 
 
 _STANDALONE = frozenset({Channel.JSON_STRING, Channel.JSON_KEY})
@@ -129,10 +134,12 @@ def _separator(doc: Document, a, b) -> str:
     between = doc.text[a.end:b.start]
     if len(between) > 400 or "<!--" in between:
         return "\n"
-    names = _TAG_NAME.findall(between)
+    if "<" not in between:                     # no markup: the gap is the text between
+        return "\n" if "\n" in between else (" " if between else "")
+    names = tag_names(between)
     if any(n.lower() not in INLINE_TAGS for n in names):
         return "\n"
-    gap = _TAG.sub("", between)
+    gap = strip_tags(between)
     if "\n" in gap and not names:
         return "\n"
     return " " if gap.strip() == "" and gap else ("" if not gap else " ")
@@ -184,6 +191,9 @@ class InjectionScanner:
 
     def scan(self, doc: Document) -> list[Finding]:
         findings: list[Finding] = []
+        # Units of one page repeat their texts (menus, separators, labels): each distinct text is normalised
+        # and searched once; a UnitText depends on its text alone.
+        texts: dict[str, tuple[UnitText, bool]] = {}
         for unit in doc.units:
             rules = self.by_channel.get(unit.channel)
             if not rules:
@@ -200,8 +210,11 @@ class InjectionScanner:
                         findings.append(finding)
                     continue
                 if cache is None:
-                    cache = UnitText(unit.text, self.lexicon)
-                    triggerless = not cache.has_trigger()
+                    known = texts.get(unit.text)
+                    if known is None:
+                        cache = UnitText(unit.text, self.lexicon)
+                        known = texts[unit.text] = (cache, not cache.has_trigger())
+                    cache, triggerless = known
                 if triggerless and self.gated[m.signal]:
                     continue                   # the signal needs a trigger phrase the text does not have
                 hit = self.lexicon.signal(m.signal, cache.found)

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+try:                                   # Python 3.11+
+    from re import _parser as _P
+except ImportError:                    # pragma: no cover - Python 3.10
+    import sre_parse as _P             # type: ignore
+
 from scanner import rx
 from scanner.normalize import Normalized, normalize
 from scanner.rulepack import LEXICON_FLAGS, Lexicon, group_regex
@@ -37,6 +42,14 @@ class CompiledLexicon:
         # other than the broad directive/imperative ones): one search decides most units.
         self.triggers = rx.compile(group_regex(
             p for name, g in lexicon.groups.items() if name not in GATE_EXEMPT for p in g.patterns), LEXICON_FLAGS)
+        # Any group at all: a text without a match of this one shows no group (one search instead of one per group).
+        try:
+            self.any_group = rx.compile(group_regex(p for g in lexicon.groups.values() for p in g.patterns),
+                                        LEXICON_FLAGS)
+        except rx.RegexError:          # too large for one program: each group is searched, as without it
+            self.any_group = None
+        # No match is shorter than this: a shorter text needs no search (lookarounds take no width).
+        self.trigger_min = _P.parse(self.triggers.pattern, LEXICON_FLAGS).getwidth()[0]
         self.gated = {
             name: all(any(self._base(g) not in GATE_EXEMPT for g in conj) for conj in alts)
             for name, alts in lexicon.signals.items()
@@ -47,6 +60,8 @@ class CompiledLexicon:
 
     def groups_in(self, text: str) -> dict[str, list[Evidence]]:
         found: dict[str, list[Evidence]] = {}
+        if self.any_group is not None and self.any_group.search(text) is None:
+            return found
         for name, group in self.groups.items():
             hits = [Evidence(name, m.start(), m.end()) for m in group.finditer(text) if m.end() > m.start()]
             if hits:
@@ -117,7 +132,8 @@ class UnitText:
         self._found: dict | None = None
 
     def has_trigger(self) -> bool:
-        return self._lexicon.triggers.search(self.norm.text) is not None
+        text = self.norm.text
+        return len(text) >= self._lexicon.trigger_min and self._lexicon.triggers.search(text) is not None
 
     @property
     def found(self) -> dict[str, list[Evidence]]:
