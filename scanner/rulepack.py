@@ -84,6 +84,8 @@ class ModelSpec(_Strict):
                     "json_ld, noscript, template, svg_text, pdf_hidden, visible) and `default` for the others")
     gate: list[str] = Field(default_factory=list, description="Groups where a window also needs a gate cue")
     gate_cues: list[str] = Field(default_factory=list, description="Structural cues that open the gate")
+    group_gate_cues: dict[str, list[str]] = Field(
+        default_factory=dict, description="Per gated group, the cues that open its gate instead of `gate_cues`")
 
     @field_validator("thresholds")
     @classmethod
@@ -110,7 +112,17 @@ class ModelSpec(_Strict):
         for c in self.gate_cues:
             if c not in CUE_NAMES:
                 raise ValueError(f"gate_cues: unknown cue {c!r} (known: {', '.join(CUE_NAMES)})")
+        for g, cues in self.group_gate_cues.items():
+            if g not in self.gate:
+                raise ValueError(f"group_gate_cues: {g!r} is not a gated group")
+            for c in cues:
+                if c not in CUE_NAMES:
+                    raise ValueError(f"group_gate_cues: unknown cue {c!r} (known: {', '.join(CUE_NAMES)})")
         return self
+
+    def cues_of_gate(self) -> dict[str, frozenset]:
+        """Each gated group's cues."""
+        return {g: frozenset(self.group_gate_cues.get(g, self.gate_cues)) for g in self.gate}
 
     def resolved_file(self, rule_source: str) -> str:
         base = Path(rule_source).parent if rule_source else BUILTIN_RULES / "injection"

@@ -168,7 +168,8 @@ class LearnedRule:
             raise RuleError(f"{rule.source}: {exc}") from None
         self.logit = {g: M.logit(t) for g, t in spec.thresholds.items()}
         self.gate = frozenset(spec.gate)
-        self.gate_cues = frozenset(spec.gate_cues)
+        self.gate_cues_of = spec.cues_of_gate()
+        self.gate_cues = frozenset().union(*self.gate_cues_of.values()) if self.gate_cues_of else frozenset()
 
     @property
     def model(self) -> M.Model:
@@ -213,7 +214,7 @@ class LearnedRule:
                     continue
             if w.score < self.threshold(group):
                 continue
-            if group in self.gate and not (F.cues_of([w.prepared])[0] & self.gate_cues):
+            if group in self.gate and not (F.cues_of([w.prepared])[0] & self.gate_cues_of[group]):
                 continue
             fired.setdefault((id(w.item), group), []).append(w)
         findings = [self._finding(doc, ws, group, reasons_of.get(id(ws[0].item), []))
@@ -253,10 +254,13 @@ class LearnedRule:
         prob = float(M.sigmoid(best.score))
         threshold = float(M.sigmoid(self.threshold(group)))
         terms = M.explain(self.model, best.prepared)
+        concepts = M.explain_concepts(self.model, best.prepared)
         cues = sorted(F.cues_of([best.prepared])[0])
         why = f"score {prob:.2f} ≥ {threshold:.2f} for {group.replace('_', '-')} text"
         if terms:
             why += "; weighed most: " + ", ".join(f"«{t}»" for t, _ in terms)
+        if concepts:
+            why += "; concepts: " + ", ".join(t for t, _ in concepts)
         if cues:
             why += "; cues: " + ", ".join(c.replace("_", " ") for c in cues)
         message = self.rule.message + f" ({'; '.join(reasons + [why])})"
@@ -264,7 +268,8 @@ class LearnedRule:
         finding = InjectionScanner._make(self.rule, item.block, doc, i, j, message, evidence, signal=["model"])
         finding.vector = GROUP_VECTOR[group]
         finding.extra["model"] = {"score": round(prob, 4), "threshold": round(threshold, 4), "group": group,
-                                  "top_terms": [[t, v] for t, v in terms], "cues": cues}
+                                  "top_terms": [[t, v] for t, v in terms], "cues": cues,
+                                  "concepts": [[t, v] for t, v in concepts]}
         return finding
 
 
