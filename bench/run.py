@@ -171,6 +171,28 @@ def profile_injection_scan(repeat: int) -> None:
 
 
 
+def bench_secret_scan(repeat: int) -> None:
+    """The secret scanner alone on the loaded real pages (tests/test_secrets.py checks what it finds there),
+    against the lxml parse of the same files."""
+    import lxml.html
+
+    from scanner.loaders import load_path
+    from scanner.secrets.detect import SecretScanner
+
+    files = sorted((REALDATA / "html").glob("*.html"))
+    if not files:
+        print("secret: ../shared/realdata/html absent, skipped")
+        return
+    docs = [load_path(p) for p in files]
+    scanner = SecretScanner()
+    mb = sum(p.stat().st_size for p in files) / 1e6
+    base = best_of(lambda: [lxml.html.document_fromstring(p.read_bytes()) for p in files], repeat)
+    ours = best_of(lambda: [scanner.scan(d) for d in docs], repeat)
+    print(f"secret scan: {len(files)} real pages, {mb:.2f} MB ({sum(len(d.units) for d in docs)} units), best of {repeat}")
+    print(f"  baseline: read + lxml.html parse   {mb / base:7.1f} MB/s")
+    print(f"  secret scan of the loaded pages    {mb / ours:7.1f} MB/s   = {ours / base:.2f}x the parse time")
+
+
 def bench_full_scan_vs_presidio(repeat: int) -> None:
     """The full scan (injection + secrets + personal data, NER included) against Presidio's AnalyzerEngine alone
     (Spanish model, MX phone region) on the same real pages, in the same run."""
@@ -226,11 +248,11 @@ def bench_full_scan_vs_presidio(repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("which", nargs="*", default=["scan", "full", "html", "pdf"])
+    parser.add_argument("which", nargs="*", default=["scan", "secret", "full", "html", "pdf"])
     args = parser.parse_args()
     for name in args.which:
-        {"scan": bench_injection_scan, "full": bench_full_scan_vs_presidio, "html": bench_html_load,
-         "pdf": bench_pdf_load, "profile": profile_injection_scan}[name](args.repeat)
+        {"scan": bench_injection_scan, "secret": bench_secret_scan, "full": bench_full_scan_vs_presidio,
+         "html": bench_html_load, "pdf": bench_pdf_load, "profile": profile_injection_scan}[name](args.repeat)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ class Part:
 class CheckReport:
     root: str
     parts: list[Part] = field(default_factory=list)
+    sensitive_findings: list = field(default_factory=list)    # the scan's secret and personal-data findings
 
     @property
     def ok(self) -> bool:
@@ -44,21 +45,25 @@ class CheckReport:
 
 
 def _dump(path: Path, data) -> str:
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    from scanner.terminal import json_text
+
+    atomic_write_text(path, json_text(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
     return path.name
 
 
 def run_check(root: Path, out: Path, repo_root: Path, category: str = "centinela",
-              run_dir: Path | None = None) -> CheckReport:
+              run_dir: Path | None = None, fingerprint_key: bytes | None = None) -> CheckReport:
     """Every part, sharing one cache of loaded documents and their scans (scanner.doccache): each file is parsed
-    and scanned for secrets and personal data once, not once per part."""
+    and scanned for secrets and personal data once, not once per part. `fingerprint_key` keys the SARIF
+    fingerprints of secrets and personal data, as for `scan` (`scanner.fingerprint`)."""
     from scanner import doccache
 
     with doccache.active():
-        return _run_check(root, out, repo_root, category, run_dir)
+        return _run_check(root, out, repo_root, category, run_dir, fingerprint_key)
 
 
-def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: Path | None) -> CheckReport:
+def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: Path | None,
+               fingerprint_key: bytes | None = None) -> CheckReport:
     from scanner.fixtures.verify import verify_tree
     from scanner.redact import Redactor
     from scanner.review.render import render_review, rule_names
@@ -90,7 +95,8 @@ def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: P
     expected = sum(1 for f in result.findings if f.kind == "injection" and classes.get(f.path) == "prompt-injection")
     outputs = [_dump(out / "scan.json", result.to_json())]
     sarif = build_sarif(result, scanner.rule_metas(), repo_root=repo_root, category=category,
-                        scan_root_for=lambda p: result.roots.get(p))
+                        scan_root_for=lambda p: result.roots.get(p), fingerprint_key=fingerprint_key)
+    report.sensitive_findings = [f for f in result.findings if f.kind in ("secret", "pii")]
     atomic_write_text(out / "scan.sarif", dumps_sarif(sarif))
     outputs.append("scan.sarif")
     notes = {p: "prompt-injection fixture: injections expected" for p, c in classes.items() if c == "prompt-injection"}
@@ -108,7 +114,9 @@ def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: P
     if ocr:
         summary += f"; {ocr} scanned PDF(s) reported as format_tables_ocr"
     if failing:
-        by_file = sorted({f"{f.path} ({f.rule_id})" for f in failing})
+        from scanner.scrub import scrub_path
+
+        by_file = sorted({f"{scrub_path(f.path)} ({f.rule_id})" for f in failing})
         summary += ": " + ", ".join(by_file[:6]) + (" …" if len(by_file) > 6 else "")
     report.parts.append(Part("scan", scan_ok, summary, outputs))
 
@@ -126,7 +134,7 @@ def _run_check(root: Path, out: Path, repo_root: Path, category: str, run_dir: P
 
 
 def _run_parts(root: Path, run_dir: Path, out: Path, report: CheckReport) -> None:
-    from scanner.cli_score import gate_outcome
+    from scanner.score.gates import judge
     from scanner.score.report import score, write_report
     from scanner.score.verify_run import verify_run
 
@@ -139,15 +147,18 @@ def _run_parts(root: Path, run_dir: Path, out: Path, report: CheckReport) -> Non
                              [_dump(out / "verify-run.json", checked)]))
     result = score(root, run_dir)
     written = write_report(result.report, out, result.evals)
-    rc, verdict = gate_outcome(result.report, None)
+    passes, verdict = judge(result.report)
     ranking = result.report["ranking"]
     summary = f"{verdict}; ranking: {', '.join(ranking) or 'none'}"
     if result.report["disqualified"]:
         summary += "; disqualified: " + ", ".join(d["provider"] for d in result.report["disqualified"])
-    report.parts.append(Part("score + gates", rc == 0, summary, [p.name for p in written]))
+    report.parts.append(Part("score + gates", passes, summary, [p.name for p in written]))
 
 
 def format_text(report: CheckReport) -> str:
-    lines = [f"{'ok  ' if p.ok else 'FAIL'} {p.name}: {p.summary}" for p in report.parts]
-    lines.append(f"{report.root}: {'all parts pass' if report.ok else 'failed'}")
+    from scanner.scrub import shown_path
+    from scanner.terminal import safe
+
+    lines = [f"{'ok  ' if p.ok else 'FAIL'} {p.name}: {safe(p.summary)}" for p in report.parts]
+    lines.append(f"{shown_path(report.root)}: {'all parts pass' if report.ok else 'failed'}")
     return "\n".join(lines)

@@ -7,6 +7,7 @@ asked (usage error, unreadable input, missing file) with a one-line message on s
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import click
 from scanner import TOOL_NAME, __version__
 from scanner.atomic import atomic_write_text
 from scanner.budget import DEFAULT_MAX_FILE_MB, DEFAULT_MAX_FILE_SECONDS, DEFAULT_MAX_MEMORY_MB
+from scanner.terminal import json_text, safe, safe_text
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -36,6 +38,10 @@ output_option = click.option("--output", "-o", "output", type=click.Path(dir_oka
 
 
 def emit(text: str, output: Path | None, color: bool | None = None) -> None:
+    """Write a command's output to stdout (or atomically to `output`). Every control, escape and bidi
+    character left in it is shown as a visible escape (`scanner.terminal`), on a terminal or not; with
+    `color`, our own SGR colours pass (the caller sanitised the data before colouring it)."""
+    text = safe_text(text, keep_sgr=bool(color))
     if not text.endswith("\n"):
         text += "\n"
     if output is None:
@@ -45,11 +51,42 @@ def emit(text: str, output: Path | None, color: bool | None = None) -> None:
         atomic_write_text(output, text)
     except OSError as exc:
         raise RunError(f"{output}: cannot write: {exc.strerror or exc}") from None
-    click.echo(f"wrote {output}", err=True)
+    warn(f"wrote {output}")
+
+
+def warn(message: str) -> None:
+    """One line on stderr, every untrusted character in it escaped (a line break too: it stays one line)."""
+    click.echo(safe(message), err=True)
 
 
 def to_json(data) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """JSON output: readable Spanish, and every character a terminal could act on as a `\\uXXXX` escape."""
+    return json_text(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
+
+
+# --- contradictory arguments are usage errors (exit 2), never resolved silently ---------------------------
+
+def same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def refuse_same(option_a: str, a: Path | None, option_b: str, b: Path | None, why: str) -> None:
+    if a is not None and b is not None and same_file(a, b):
+        raise click.UsageError(f"{option_a} and {option_b} name the same file ({a}): {why}")
+
+
+def refuse_inside(option: str, target: Path | None, root: Path) -> None:
+    """An output never lands inside the fixture tree a command reads (it would be an unlisted file of it, or
+    overwrite one of its files)."""
+    if target is None or not root.is_dir():
+        return
+    where, base = os.path.realpath(target), os.path.realpath(root)
+    if os.path.commonpath([where, base]) == base:
+        raise click.UsageError(f"{option} {target} is inside the fixture tree {root}: outputs never go into the "
+                               "tree they read; write it elsewhere")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,25 +104,40 @@ def manifest() -> None:
 
 @manifest.command("verify")
 @click.argument("roots", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--changed-files", is_flag=True,
+              help="The arguments are changed files, as a pre-commit hook passes them: files outside any fixture "
+                   "tree are skipped (and named on stderr) instead of being an error.")
 @format_option()
 @output_option
-def manifest_verify(roots: tuple[Path, ...], fmt: str, output: Path | None) -> None:
+def manifest_verify(roots: tuple[Path, ...], changed_files: bool, fmt: str, output: Path | None) -> None:
     """Verify the fixture tree at ROOT against its manifest.json and the spec's catalogue.
 
-    Files may be given instead of a root (as a pre-commit hook does): the trees that hold them are verified."""
+    A file inside a tree stands for its tree (each tree is verified once). A path that is neither a directory
+    nor a file inside a fixture tree is an error (exit 2), unless --changed-files says the arguments are the
+    files of a commit."""
     from scanner.fixtures.tree import TreeError
     from scanner.fixtures.verify import verify_tree
     from scanner.redact import find_root
 
     trees: list[Path] = []
+    skipped: list[Path] = []
     for arg in roots:
-        if arg.is_file():
-            found = find_root(arg.parent)
+        if not arg.is_dir():
+            found = find_root(arg.parent) if arg.is_file() or changed_files else None
             if found is None:
-                continue             # a file outside any fixture tree has no manifest to verify against
+                if not changed_files:
+                    raise RunError(f"{arg}: not a fixture tree, nor a file inside one (no manifest.json at or "
+                                   "above it)" if arg.exists() else f"{arg}: no such directory")
+                skipped.append(arg)     # a changed file outside any fixture tree has no manifest to verify against
+                continue
             arg = found
         if arg not in trees:
             trees.append(arg)
+    for tree in trees:
+        refuse_inside("--output", output, tree)
+    if skipped:
+        click.echo(f"{len(skipped)} changed file(s) outside any fixture tree, not verified: "
+                   + ", ".join(str(p) for p in skipped[:5]) + (" …" if len(skipped) > 5 else ""), err=True)
     reports = []
     try:
         for tree in trees:
@@ -97,14 +149,17 @@ def manifest_verify(roots: tuple[Path, ...], fmt: str, output: Path | None) -> N
             "ok": all(r.ok for r in reports), "trees": [r.to_json() for r in reports]}
         emit(to_json(data if reports else {"ok": True, "problems": [], "trees": []}), output)
     else:
+        from scanner.scrub import shown, shown_path
+
         lines = []
         for report in reports:
-            lines += [f"{p.path}: {p.code}: {p.message}" for p in report.problems]
-            lines += [f"{p.path}: warning: {p.code}: {p.message}" for p in report.warnings]
-            codes = sorted({p.code for p in report.problems})
-            lines.append(f"{report.root}: ok — {report.files_checked} files, providers: {', '.join(report.providers) or 'none'}"
+            lines += [f"{shown_path(p.path)}: {safe(p.code)}: {shown(p.message)}" for p in report.problems]
+            lines += [f"{shown_path(p.path)}: warning: {safe(p.code)}: {shown(p.message)}" for p in report.warnings]
+            codes = sorted({safe(p.code) for p in report.problems})
+            providers = ", ".join(shown_path(p) for p in report.providers) or "none"
+            lines.append(f"{shown_path(report.root)}: ok — {report.files_checked} files, providers: {providers}"
                          if report.ok else
-                         f"{report.root}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''} "
+                         f"{shown_path(report.root)}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''} "
                          f"({', '.join(codes)}) in {report.files_checked} listed files")
         emit("\n".join(lines) or "no fixture tree among the given files", output)
     sys.exit(EXIT_OK if all(r.ok for r in reports) else EXIT_FAIL)
@@ -128,6 +183,10 @@ def manifest_update(root: Path, paths, captured_at, cls, case, synthetic, rehash
     from scanner.fixtures.tree import TreeError
     from scanner.fixtures.update import update_manifest
 
+    refuse_inside("--output", output, root)
+    both = sorted({p.strip("/") for p in rehash} & {p.strip("/") for p in forget})
+    if both:
+        raise click.UsageError(f"--rehash and --forget both name {both[0]}: accept its content or drop its entry, not both")
     try:
         result = update_manifest(root, list(paths) or None, captured_at=captured_at, cls=cls, case=case,
                                  synthetic=synthetic, rehash=list(rehash), forget=list(forget), dry_run=dry_run)
@@ -136,16 +195,18 @@ def manifest_update(root: Path, paths, captured_at, cls, case, synthetic, rehash
     if fmt == "json":
         emit(to_json(result.to_json()), output)
     else:
+        from scanner.scrub import shown, shown_path as sp
+
         verb = "would add" if dry_run else "added"
-        lines = [f"{verb} {a['path']} (class {a['class']}, case {a['case']}, captured_at {a['captured_at']})"
-                 for a in result.added]
-        lines += [f"rehashed {r['path']}: {r['old']} -> {r['new']}" for r in result.rehashed]
-        lines += [f"forgot {p}" for p in result.forgotten]
-        lines += [f"{c['path']}: changed since it was listed (sha256 {c['actual']}, manifest {c['listed']}); "
-                  f"review it, then pass --rehash {c['path']} to accept it" for c in result.changed]
-        lines += [f"{p}: listed but missing; restore it, or pass --forget {p}" for p in result.missing]
-        lines += [f"{s['path']}: not added: {s['reason']}" for s in result.skipped]
-        lines += [f"{o['path']}: path_outside_root: {o['reason']}: not read" for o in result.outside]
+        lines = [f"{verb} {sp(a['path'])} (class {safe(a['class'])}, case {shown(a['case'])}, "
+                 f"captured_at {safe(a['captured_at'])})" for a in result.added]
+        lines += [f"rehashed {sp(r['path'])}: {r['old']} -> {r['new']}" for r in result.rehashed]
+        lines += [f"forgot {sp(p)}" for p in result.forgotten]
+        lines += [f"{sp(c['path'])}: changed since it was listed (sha256 {c['actual']}, manifest {c['listed']}); "
+                  f"review it, then pass --rehash {sp(c['path'])} to accept it" for c in result.changed]
+        lines += [f"{sp(p)}: listed but missing; restore it, or pass --forget {sp(p)}" for p in result.missing]
+        lines += [f"{sp(s['path'])}: not added: {shown(s['reason'])}" for s in result.skipped]
+        lines += [f"{sp(o['path'])}: path_outside_root: {shown(o['reason'])}: not read" for o in result.outside]
         lines.append(f"{len(result.added)} added, {len(result.rehashed)} rehashed, {len(result.changed)} changed, "
                      f"{len(result.missing)} missing, {len(result.skipped)} skipped"
                      + ("" if result.written or dry_run else " (manifest unchanged)"))
@@ -188,20 +249,22 @@ def _drop_expected_injections(result, classes: set[str]) -> None:
     result.findings = kept
     for doc in result.documents:
         doc["injection_vectors"] = sorted({f.vector for f in kept if f.path == doc["path"] and f.kind == "injection"})
-    click.echo(f"{allowed} injection finding(s) in fixtures of class {', '.join(sorted(classes))} left out (expected)",
-               err=True)
+    warn(f"{allowed} injection finding(s) in fixtures of class {', '.join(sorted(classes))} left out (expected)")
 
 
-def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_path, write_baseline_path):
+def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_path, write_baseline_path,
+              sarif: bool = False):
     """Apply inline directives, the allowlist and the baseline; write a baseline when asked. Returns the
-    fingerprint key (give the same one to build_sarif). A bad allowlist or baseline: exit 2."""
+    fingerprint key (give the same one to build_sarif). A bad allowlist, baseline or key: exit 2. When
+    fingerprints of secrets or personal data are written or matched without a key, warns once."""
+    from scanner.fingerprint import unkeyed_warning_once
     from scanner.suppress import (
         DEFAULT_ALLOWLIST, SourceFiles, SuppressionError, apply_suppressions, fingerprint_key_from_env,
         load_allowlist, load_baseline, write_baseline,
     )
 
     try:
-        key = fingerprint_key_from_env()
+        key = fingerprint_key_from_env(repo_root=repo_root)
         if allowlist_path is None and (repo_root / DEFAULT_ALLOWLIST).is_file():
             allowlist_path = repo_root / DEFAULT_ALLOWLIST
         allowlist = load_allowlist(allowlist_path, repo_root) if allowlist_path is not None else None
@@ -219,7 +282,11 @@ def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_
                                 scanned=[d["path"] for d in result.documents if "error" not in d],  # read ones only
                                 active_rules=active)
     for w in report.warnings:
-        click.echo(str(w), err=True)
+        warn(str(w))
+    if sarif or allowlist is not None or baseline is not None or write_baseline_path is not None:
+        message = unkeyed_warning_once(result.findings, key)
+        if message:
+            warn(f"{TOOL_NAME}: {message}")
     result.suppression = report
     if write_baseline_path is not None:
         try:
@@ -227,7 +294,7 @@ def _suppress(result, scanner, kinds, repo_root: Path, allowlist_path, baseline_
                                text_of=files.text_of, key=key)
         except OSError as exc:
             raise RunError(f"{write_baseline_path}: cannot write: {exc.strerror or exc}") from None
-        click.echo(f"wrote {write_baseline_path}: {n} finding(s) baselined", err=True)
+        warn(f"wrote {write_baseline_path}: {n} finding(s) baselined")
     return key
 
 
@@ -242,7 +309,7 @@ def _progress_bar():
             yield from targets
             return
         with click.progressbar(targets, label="scanning", file=sys.stderr,
-                               item_show_func=lambda t: t.display[-40:] if t else "") as bar:
+                               item_show_func=lambda t: safe(t.display)[-40:] if t else "") as bar:
             yield from bar
     return wrap
 
@@ -326,6 +393,17 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
     from scanner.scan import Scanner, format_text
 
     kind_list = _kinds(kinds)
+    refuse_same("--baseline", baseline_path, "--write-baseline", write_baseline_path,
+                "a baseline rewritten from the findings it suppresses accepts every new finding; "
+                "refresh it with --write-baseline alone")
+    for opt, path in (("--baseline", baseline_path), ("--allowlist", allowlist_path)):
+        refuse_same(opt, path, "--write-baseline", write_baseline_path, "it would overwrite its own input")
+        refuse_same(opt, path, "--output", output, "it would overwrite its own input")
+    refuse_same("--write-baseline", write_baseline_path, "--output", output, "one file cannot hold both")
+    for p in paths:
+        if p.is_file():
+            refuse_same("PATH", p, "--output", output, "the output would overwrite a file it scans")
+            refuse_same("PATH", p, "--write-baseline", write_baseline_path, "it would overwrite a file it scans")
     budget = Budget(max_file_seconds, max_file_mb, max_memory_mb)
     missing = [p for p in paths if not os.path.lexists(p)]   # a dangling or looping symlink is a per-file error
     if missing:
@@ -339,7 +417,8 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
     if allow_classes:
         _drop_expected_injections(result, set(allow_classes))
     repo_root = _repo_root()
-    key = _suppress(result, scanner, kind_list, repo_root, allowlist_path, baseline_path, write_baseline_path)
+    key = _suppress(result, scanner, kind_list, repo_root, allowlist_path, baseline_path, write_baseline_path,
+                    sarif=fmt == "sarif")
     result.include_suppressed = include_suppressed
     if fmt == "sarif":
         from scanner.sarif import build_sarif, dumps_sarif
@@ -364,18 +443,21 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
 
 @cli.command("redact")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--check", "mode", flag_value="check", default=True, help="Print the plan; change nothing (default).")
-@click.option("--write", "mode", flag_value="write", help="Apply the plan atomically and update manifest.json.")
+@click.option("--check", "check_flag", is_flag=True, help="Print the plan; change nothing (the default).")
+@click.option("--write", "write_flag", is_flag=True, help="Apply the plan atomically and update manifest.json.")
 @click.option("--provenance", type=click.Choice(["sha256", "hmac"]), default="sha256", show_default=True,
               help="How sha256_original is computed: the spec's plain digest, or HMAC-SHA256 keyed by "
                    "$CENTINELA_PROVENANCE_KEY (never committed).")
 @click.option("--kinds", default="secret,pii", show_default=True, help="What to redact: secret, pii or both.")
 @format_option()
 @output_option
-def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
+def redact_command(paths, check_flag, write_flag, provenance, kinds, fmt, output) -> None:
     """Plan (--check) or apply (--write) the spec's redaction rules to files and fixture trees."""
     from scanner.redact import RedactError, Redactor, find_root, finish_journal, format_text
 
+    if check_flag and write_flag:
+        raise click.UsageError("--check and --write contradict each other: give one (--check plans, --write applies)")
+    mode = "write" if write_flag else "check"
     kind_list = tuple(k.strip() for k in kinds.split(",") if k.strip())
     if not kind_list or any(k not in ("secret", "pii") for k in kind_list):
         raise click.BadParameter(f"choose from secret, pii (got {kinds!r})", param_hint="--kinds")
@@ -383,15 +465,22 @@ def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
     if missing:
         raise RunError(f"{missing[0]}: no such file or directory")
     roots = {r for r in (find_root(p if p.is_dir() else p.parent) for p in paths) if r is not None}
+    for root in sorted(roots):
+        refuse_inside("--output", output, root)
+    for p in paths:
+        if p.is_file():
+            refuse_same("PATH", p, "--output", output, "the output would overwrite a file it redacts")
     finished = []
     for root in sorted(roots):
         journal = root / ".centinela-redact.journal"
         if journal.exists():
             if mode == "write":
-                finished += [f"{root}/{rel}" for rel in finish_journal(root)]
+                try:
+                    finished += [f"{root}/{rel}" for rel in finish_journal(root)]
+                except RedactError as exc:
+                    raise RunError(str(exc)) from None
             else:
-                click.echo(f"{root}: an interrupted redaction left {journal.name}: run redact --write to finish it",
-                           err=True)
+                warn(f"{root}: an interrupted redaction left {journal.name}: run redact --write to finish it")
     try:
         redactor = Redactor(kind_list)
         plan = redactor.plan(list(paths), provenance)
@@ -402,7 +491,9 @@ def redact_command(paths, mode, provenance, kinds, fmt, output) -> None:
     if fmt == "json":
         data = plan.to_json()
         if finished:
-            data["finished_from_journal"] = finished
+            from scanner.scrub import scrub_path
+
+            data["finished_from_journal"] = [scrub_path(f) for f in finished]
         emit(to_json(data), output)
     else:
         emit(format_text(plan, wrote=mode == "write"), output)
@@ -424,14 +515,22 @@ def check_command(root: Path, out: Path, category: str, run_dir: Path | None, fm
     """Everything CI needs: manifest verify, scan (JSON + SARIF) and redact --check on the tree at ROOT; with
     --run, also verify-run, score (report.json/md/html) and the gates."""
     from scanner.check import format_text, run_check
+    from scanner.fingerprint import unkeyed_warning_once
     from scanner.fixtures.tree import TreeError
-
+    from scanner.score.gates import ReportError
     from scanner.score.inputs import ScoreInputError
+    from scanner.suppress import SuppressionError, fingerprint_key_from_env
 
+    refuse_inside("--out", out, root)
+    repo_root = _repo_root()
     try:
-        report = run_check(root, out, _repo_root(), category, run_dir)
-    except (TreeError, ScoreInputError) as exc:
+        key = fingerprint_key_from_env(repo_root=repo_root)
+        report = run_check(root, out, repo_root, category, run_dir, fingerprint_key=key)
+    except (TreeError, ScoreInputError, SuppressionError, ReportError) as exc:
         raise RunError(str(exc)) from None
+    message = unkeyed_warning_once(report.sensitive_findings, key)
+    if message:
+        warn(f"{TOOL_NAME}: {message}")
     emit(to_json(report.to_json()) if fmt == "json" else format_text(report) + f"\noutputs in {out}/", None)
     sys.exit(EXIT_OK if report.ok else EXIT_FAIL)
 
@@ -452,6 +551,7 @@ def contain_command(file: Path, fmt: str, output: Path | None) -> None:
 
     if not file.exists() or file.is_dir():
         raise RunError(f"{file}: no such file")
+    refuse_same("FILE", file, "--output", output, "the output would overwrite its input")
     try:
         doc = load_path(file)
     except LoadError as exc:
@@ -515,6 +615,7 @@ def units_command(file: Path, fmt: str, output: Path | None) -> None:
 
     if not file.exists():
         raise RunError(f"{file}: no such file")
+    refuse_same("FILE", file, "--output", output, "the output would overwrite its input")
     try:
         doc = load_path(file)
     except LoadError as exc:
@@ -539,6 +640,18 @@ def units_command(file: Path, fmt: str, output: Path | None) -> None:
 
 # --- serve: replay a provider's recorded exchanges on loopback -------------------------------------------
 
+def _check_scenarios(ctx, param, value):
+    """The --scenario schedules parse within their bounds, or it is a usage error (exit 2)."""
+    from scanner.serve.catalog import ServeError
+    from scanner.serve.scenarios import Scenarios
+
+    try:
+        Scenarios.parse(value)
+    except ServeError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--scenario "), param_hint="--scenario") from None
+    return value
+
+
 @cli.command("serve")
 @click.argument("root", type=click.Path(path_type=Path))
 @click.option("--provider", "-p", help="Serve this provider at the root of the base URL (default: every provider "
@@ -548,22 +661,41 @@ def units_command(file: Path, fmt: str, output: Path | None) -> None:
               "is accepted).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="JSONL request log (default: centinela-out/serve.jsonl).")
-@click.option("--scenario", "scenarios", multiple=True, metavar="[PROVIDER:]OP:STEPS",
+@click.option("--scenario", "scenarios", multiple=True, metavar="[PROVIDER:]OP:STEPS", callback=_check_scenarios,
               help="Schedule of recorded errors, e.g. 'search:429,429,ok' or 'search:5xx*' (repeatable).")
-@click.option("--retry-after", "retry_after", type=float, default=None, metavar="SECONDS",
+@click.option("--retry-after", "retry_after", type=click.FloatRange(0, 86400), default=None, metavar="SECONDS",
               help="Rewrite the retry-after header of served 429s to SECONDS (e.g. 0.05 in tests).")
-def serve_command(root, provider, port, host, log_path, scenarios, retry_after) -> None:
+@click.option("--idle-timeout", "idle_timeout", type=click.FloatRange(0, 86400), default=60.0, show_default=True,
+              metavar="SECONDS", help="Close a connection that sends no complete request (or reads nothing) for "
+              "SECONDS; 0: never. A connection held by the timeout fixture is never closed.")
+def serve_command(root, provider, port, host, log_path, scenarios, retry_after, idle_timeout) -> None:
     """Replay the recorded fixtures under ROOT over HTTP on loopback for adapter tests (429, 5xx, a connection
     that never answers, partial answers); every request goes to a JSONL log."""
     from scanner.serve.catalog import ServeError
     from scanner.serve.command import DEFAULT_LOG, build_server, run
 
+    refuse_inside("--log", log_path or DEFAULT_LOG, root)
     try:
         server = build_server(root, provider, host=host, port=port, log_path=log_path or DEFAULT_LOG,
-                              scenarios=scenarios, retry_after=retry_after)
+                              scenarios=scenarios, retry_after=retry_after, idle_timeout=idle_timeout)
         run(server)
     except ServeError as exc:
         raise RunError(str(exc)) from None
+
+
+class _SafeLogFormatter(logging.Formatter):
+    """A library's log line (pdfminer quotes a PDF's objects) on stderr: one line, every escape visible."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safe(super().format(record))
+
+
+def _safe_logging() -> None:
+    root = logging.getLogger()
+    if not root.handlers:            # otherwise logging's last-resort handler would print records raw
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_SafeLogFormatter(f"{TOOL_NAME}: %(name)s: %(levelname)s: %(message)s"))
+        root.addHandler(handler)
 
 
 def main(argv=None) -> None:
@@ -571,6 +703,7 @@ def main(argv=None) -> None:
     from scanner import netlock
 
     netlock.install(allow_loopback=True)  # loopback only: the replay server; nothing else is ever reached
+    _safe_logging()
     try:
         rc = cli.main(args=argv, prog_name=TOOL_NAME, standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:  # pragma: no cover - click >= 8.2
@@ -578,10 +711,10 @@ def main(argv=None) -> None:
         sys.exit(EXIT_ERROR)
     except click.UsageError as exc:
         cmd = exc.ctx.command_path if exc.ctx else TOOL_NAME
-        click.echo(f"{cmd}: error: {exc.format_message()} (see {cmd} --help)", err=True)
+        warn(f"{cmd}: error: {exc.format_message()} (see {cmd} --help)")
         sys.exit(EXIT_ERROR)
     except click.ClickException as exc:
-        click.echo(f"{TOOL_NAME}: error: {exc.format_message()}", err=True)
+        warn(f"{TOOL_NAME}: error: {exc.format_message()}")
         sys.exit(EXIT_ERROR)
     except click.exceptions.Abort:
         click.echo(f"{TOOL_NAME}: aborted", err=True)
@@ -594,10 +727,10 @@ def main(argv=None) -> None:
     except BrokenPipeError:
         sys.exit(EXIT_OK)
     except netlock.NetworkBlocked as exc:
-        click.echo(f"{TOOL_NAME}: error: {exc}", err=True)
+        warn(f"{TOOL_NAME}: error: {exc}")
         sys.exit(EXIT_ERROR)
     except Exception as exc:  # a bug must still honour the contract: one line, exit 2
-        click.echo(f"{TOOL_NAME}: internal error: {type(exc).__name__}: {exc}", err=True)
+        warn(f"{TOOL_NAME}: internal error: {type(exc).__name__}: {exc}")
         sys.exit(EXIT_ERROR)
     sys.exit(rc if isinstance(rc, int) else EXIT_OK)
 

@@ -2,62 +2,63 @@
 
 from __future__ import annotations
 
-import json
+import math
 import sys
 from pathlib import Path
 
 import click
 
-from scanner.cli import EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, to_json
+from scanner.cli import (
+    EXIT_FAIL, EXIT_OK, RunError, cli, emit, format_option, output_option, refuse_inside, refuse_same, to_json, warn,
+)
+from scanner.terminal import safe
 from scanner.score.gates import ALL_GATES, THRESHOLDS
+
+REPORT_MAX_BYTES = 256 << 20
 
 
 def gate_outcome(report: dict, provider: str | None) -> tuple[int, str]:
-    """(exit code, one-line verdict) of `centinela gates` for a report."""
-    providers = report.get("providers") or {}
-    ranking = report.get("ranking") or []
-    if provider is not None and provider not in providers:
-        raise RunError(f"provider {provider!r} is not in the report (it has: {', '.join(sorted(providers)) or 'none'})")
-    passing = [p for p, d in sorted(providers.items()) if "fail" not in (d.get("gates") or {}).values()]
-    target = provider or (ranking[0] if ranking else None)
-    if target is None:
-        return EXIT_FAIL, "no provider qualifies: every one fails a hard gate"
-    failed = [g for g, v in (providers[target].get("gates") or {}).items() if v == "fail"]
-    if failed:
-        return EXIT_FAIL, f"{target} fails: {', '.join(failed)}"
-    if not passing:
-        return EXIT_FAIL, "no provider passes every gate"
-    pending = [g for g, v in providers[target]["gates"].items() if v in ("pending", "n/a")]
-    tg = providers[target]["gates"]
-    tail = " (" + ", ".join(f"{g} {tg[g]}" for g in pending) + ")" if pending else ""
-    return EXIT_OK, f"{target} passes every hard gate{tail}"
+    """(exit code, one-line verdict) of `centinela gates` for a report (scanner.score.gates.judge); a report
+    that cannot be judged is exit 2."""
+    from scanner.score.gates import ReportError, judge
+
+    try:
+        passes, verdict = judge(report, provider)
+    except ReportError as exc:
+        raise RunError(str(exc)) from None
+    return (EXIT_OK if passes else EXIT_FAIL), verdict
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _cell(details: dict, gate: str, status: str) -> str:
-    d = details.get(gate) or {}
+    d = details.get(gate)
+    d = d if isinstance(d, dict) else {}
     if gate == "honest_partial":
-        n = len(d.get("violations") or [])
+        violations = d.get("violations")
+        n = len(violations) if isinstance(violations, list) else 0
         return f"{status} ({n} false)" if n else status
-    if gate == "cost_divergence":
-        div = d.get("divergence")
-        return f"{status} ({div:.3f})" if div is not None else status
-    v = d.get("value")
-    return f"{status} ({v:.3f})" if v is not None else status
+    v = d.get("divergence" if gate == "cost_divergence" else "value")
+    return f"{status} ({v:.3f})" if _number(v) else status
 
 
 def format_gates(report: dict) -> str:
+    """The gate table. Provider names, gate values and reasons come from a report that a fixture tree (or a
+    hand) wrote: each cell and line is made terminal-safe, so none can move the cursor or break the table."""
     providers = report.get("providers") or {}
     names = sorted(providers)
-    rows = [["gate", "threshold"] + names]
+    rows = [["gate", "threshold"] + [safe(n) for n in names]]
     for g in ALL_GATES:
-        rows.append([g, THRESHOLDS[g]] + [_cell(providers[p].get("gate_details") or {}, g,
-                                                 (providers[p].get("gates") or {}).get(g, "?")) for p in names])
+        rows.append([g, THRESHOLDS[g]] + [safe(_cell(providers[p].get("gate_details") or {}, g,
+                                                      (providers[p].get("gates") or {}).get(g, "?"))) for p in names])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     ranking = report.get("ranking") or []
-    lines.append("ranking: " + (", ".join(f"{i}. {p}" for i, p in enumerate(ranking, 1)) or "none qualifies"))
+    lines.append("ranking: " + (", ".join(f"{i}. {safe(p)}" for i, p in enumerate(ranking, 1)) or "none qualifies"))
     for d in report.get("disqualified") or []:
-        lines.append(f"disqualified: {d['provider']}: {'; '.join(d['reasons'])}")
+        lines.append(safe(f"disqualified: {d['provider']}: {'; '.join(d['reasons'])}"))
     return "\n".join(lines)
 
 
@@ -72,6 +73,7 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
     from scanner.score.inputs import ScoreInputError
     from scanner.score.report import score, write_report
 
+    refuse_inside("--out", out, root)
     try:
         result = score(root, run_dir)
     except ScoreInputError as exc:
@@ -86,9 +88,9 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
                       "disqualified": result.report["disqualified"], "verdict": verdict, "exit_code": rc}), None)
     else:
         lines = [format_gates(result.report)]
-        lines += [f"problem: {p['path']}: {p['message']}" for p in result.report["problems"]]
-        lines.append(verdict)
-        lines.append("wrote " + ", ".join(str(p) for p in written))
+        lines += [safe(f"problem: {p['path']}: {p['message']}") for p in result.report["problems"]]
+        lines.append(safe(verdict))
+        lines.append(safe("wrote " + ", ".join(str(p) for p in written)))
         emit("\n".join(lines), None)
     sys.exit(rc)
 
@@ -100,21 +102,27 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
 @output_option
 def gates_command(report_json: Path, provider: str | None, fmt: str, output: Path | None) -> None:
     """Print the hard-gate block; exit 1 if the provider fails a gate or no provider passes them all."""
+    from scanner.jsonsafe import read_json
+    from scanner.score.gates import ReportError, judge
+
+    refuse_same("REPORT_JSON", report_json, "--output", output, "the output would overwrite the report it judges")
     try:
-        report = json.loads(report_json.read_text(encoding="utf-8"))
+        report = read_json(report_json, max_bytes=REPORT_MAX_BYTES)
     except FileNotFoundError:
         raise RunError(f"{report_json}: not found") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         raise RunError(f"{report_json}: not a report: {exc}") from None
-    if not isinstance(report, dict) or not isinstance(report.get("providers"), dict):
-        raise RunError(f"{report_json}: not a centinela report (no providers object)")
-    rc, verdict = gate_outcome(report, provider)
+    try:
+        passes, verdict = judge(report, provider)
+    except ReportError as exc:
+        raise RunError(f"{report_json}: {exc}") from None
+    rc = EXIT_OK if passes else EXIT_FAIL
     if fmt == "json":
         block = {p: {"gates": d.get("gates"), "disqualified": d.get("disqualified"),
                      "reasons": d.get("disqualification_reasons", [])} for p, d in sorted(report["providers"].items())}
         emit(to_json({"gates": block, "ranking": report.get("ranking", []), "verdict": verdict, "exit_code": rc}), output)
     else:
-        emit(format_gates(report) + "\n" + verdict, output)
+        emit(format_gates(report) + "\n" + safe(verdict), output)
     sys.exit(rc)
 
 
@@ -133,6 +141,11 @@ def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_
 
     if (run_dir is None) == (merge_file is None):
         raise click.UsageError("give either --run RUN_DIR (write a review file) or --merge REVIEW_FILE")
+    if dry_run and merge_file is None:
+        raise click.UsageError("--dry-run goes with --merge (writing a review file changes nothing in the tree)")
+    if output is not None and merge_file is not None:
+        raise click.UsageError("--output goes with --run: --merge writes golden/judgments.yaml and prints a summary")
+    refuse_inside("--output", output, root)
     if merge_file is not None:
         try:
             res = merge_review(root, merge_file, dry_run=dry_run)
@@ -141,21 +154,23 @@ def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_
         verb = "would add" if dry_run else "added"
         lines = [f"{verb} {len(res.added)} judgments to {root / 'golden' / 'judgments.yaml'}; "
                  f"{res.unfilled} left unfilled, {res.unchanged} already there"]
-        lines += [f"conflict: {c}" for c in res.conflicts]
+        lines += [safe(f"conflict: {c}") for c in res.conflicts]
         emit("\n".join(lines), None)
         sys.exit(EXIT_FAIL if res.conflicts else EXIT_OK)
     try:
         pools, problems, run_id = build_pool(root, run_dir)
     except ScoreInputError as exc:
         raise RunError(str(exc)) from None
+    from scanner.scrub import scrub_text
+
     for p in problems:
-        click.echo(f"problem: {p}", err=True)
+        warn(f"problem: {scrub_text(p)}")
     n = sum(len(p.candidates) for p in pools)
     groups = sum(len({c.group for c in p.candidates}) for p in pools)
     hosts = sorted({(p.case, h) for p in pools for h, _ in p.hosts_for_review})
     emit(review_yaml(pools, run_id), output)
-    click.echo(f"{n} unjudged URLs in {groups} suggested groups over {sum(1 for p in pools if p.candidates)} cases; "
-               f"{len(hosts)} relevant hosts missing from expect.hosts", err=True)
+    warn(f"{n} unjudged URLs in {groups} suggested groups over {sum(1 for p in pools if p.candidates)} cases; "
+         f"{len(hosts)} relevant hosts missing from expect.hosts")
     sys.exit(EXIT_OK)
 
 
@@ -166,19 +181,36 @@ def pool_command(root: Path, run_dir: Path | None, merge_file: Path | None, dry_
               help="Request log of `centinela serve` (default: RUN_DIR/serve-log.jsonl when present): adds the "
                    "behaviour checks (retry-after and jitter, breaker, timeout, partial, error classes).")
 @click.option("--breaker-threshold", type=click.IntRange(1), default=5, show_default=True,
-              help="Consecutive 5xx after which the adapter's circuit breaker must open.")
+              help="Consecutive failures (5xx, timeouts) after which the adapter's circuit breaker must be open "
+                   "(pybreaker fail_max; opossum/resilience4j: the calls it needs to trip when all fail).")
+@click.option("--half-open-after-ms", type=click.FloatRange(0), default=None,
+              help="The breaker's open interval (pybreaker reset_timeout, opossum resetTimeout, resilience4j "
+                   "waitDurationInOpenState), in ms: after it, half-open probes may be sent. Default: the "
+                   "breaker must stay open for the rest of the test.")
+@click.option("--half-open-probes", type=click.IntRange(1), default=1, show_default=True,
+              help="Requests a half-open breaker lets through before their outcome is known (pybreaker, opossum: "
+                   "1; resilience4j permittedNumberOfCallsInHalfOpenState).")
+@click.option("--jitter-min-spread", type=click.FloatRange(0), default=None,
+              help="Least spread of the waits of calls retried at the same attempt, as a fraction of their median "
+                   "(default 0.1).")
+@click.option("--jitter-min-sample", type=click.IntRange(2), default=None,
+              help="Retries at one attempt needed to judge jitter (default 8); fewer: n/a.")
 @format_option()
 @output_option
-def verify_run_command(root: Path, run_dir: Path, log_path: Path | None, breaker_threshold: int, fmt: str,
-                       output: Path | None) -> None:
+def verify_run_command(root: Path, run_dir: Path, log_path: Path | None, breaker_threshold: int,
+                       half_open_after_ms: float | None, half_open_probes: int, jitter_min_spread: float | None,
+                       jitter_min_sample: int | None, fmt: str, output: Path | None) -> None:
     """Cross-check a run's call records against the raw provider fixtures (partial honesty, costs, result lists,
     statuses) and, given the replay server's log, the adapter's behaviour."""
     from scanner.behaviour import BehaviourError
     from scanner.score.inputs import ScoreInputError
     from scanner.score.verify_run import format_text, verify_run
 
+    refuse_inside("--output", output, root)
     try:
-        result = verify_run(root, run_dir, log_path, breaker_threshold)
+        result = verify_run(root, run_dir, log_path, breaker_threshold, half_open_after_ms=half_open_after_ms,
+                            half_open_probes=half_open_probes, jitter_min_spread=jitter_min_spread,
+                            jitter_min_sample=jitter_min_sample)
     except (ScoreInputError, BehaviourError) as exc:
         raise RunError(str(exc)) from None
     emit(to_json(result) if fmt == "json" else format_text(result), output)

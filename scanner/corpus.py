@@ -6,14 +6,15 @@ benign entry is a false positive when any injection finding is reported. Known g
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from scanner import jsonsafe
 from scanner.loaders import load_bytes
 from scanner.units import LoadError
+from scanner.yamlsafe import RULE_FILE_BYTES, read_yaml
 
 REQUIRED = ("id", "vector", "language", "label", "format", "source")
 EXT = {"html": ".html", "json": ".json", "text": ".txt", "pdf": ".pdf"}
@@ -91,9 +92,14 @@ def read_entries(directory: Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            entry = jsonsafe.loads(line)
         except ValueError as exc:
             raise CorpusError(f"{path}:{lineno}: invalid JSON: {exc}") from None
+        if not isinstance(entry, dict):
+            raise CorpusError(f"{path}:{lineno}: an entry is a JSON object")
+        wrong = [k for k in (*REQUIRED, "document", "file") if k in entry and not isinstance(entry[k], str)]
+        if wrong:
+            raise CorpusError(f"{path}:{lineno}: {wrong[0]} must be a string")
         missing = [k for k in REQUIRED if k not in entry]
         if missing:
             raise CorpusError(f"{path}:{lineno}: missing field {missing[0]}")
@@ -113,9 +119,13 @@ def read_gaps(directory: Path) -> dict[str, dict]:
     if not path.is_file():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = read_yaml(path, max_bytes=RULE_FILE_BYTES) or {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CorpusError(f"{path}: cannot read: {exc}") from None
     except yaml.YAMLError as exc:
         raise CorpusError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
+    if not isinstance(data, dict):
+        raise CorpusError(f"{path}: expected a mapping with 'gaps: [...]'")
     gaps = {}
     for item in data.get("gaps") or []:
         if not isinstance(item, dict) or not {"id", "kind", "reason"} <= item.keys():
@@ -126,7 +136,13 @@ def read_gaps(directory: Path) -> dict[str, dict]:
 
 def entry_bytes(directory: Path, entry: dict) -> bytes:
     if "file" in entry:
-        return (directory / entry["file"]).read_bytes()
+        from scanner.fixtures.tree import unsafe_reason
+
+        rel = entry["file"]
+        reason = unsafe_reason(directory, rel) if isinstance(rel, str) else "not a path"
+        if reason:
+            raise CorpusError(f"{directory}: entry {entry.get('id')}: file {rel!r} not read: {reason}")
+        return (directory / rel).read_bytes()
     return entry["document"].encode("utf-8")
 
 
@@ -156,6 +172,8 @@ def check_corpus(directory: Path, scanner) -> CorpusReport:
 
 
 def format_text(report: CorpusReport) -> str:
+    from scanner.terminal import safe
+
     lines = [f"{'vector':<22} {'recall':>7} {'detected':>9} {'benign':>7} {'false+':>7}"]
     for vector, row in report.per_vector().items():
         recall = "-" if row["recall"] is None else f"{row['recall']:.2f}"
@@ -168,9 +186,10 @@ def format_text(report: CorpusReport) -> str:
         got = f" (flagged as {', '.join(r.flagged_vectors)})" if r.flagged_vectors and r.label == "injection" else ""
         got = f" (flagged as {', '.join(r.flagged_vectors)})" if r.label == "benign" else got
         tail = f" — known gap: {r.known_gap}" if r.known_gap else ""
-        lines.append(f"{what}: {r.id}{got}{' error: ' + r.error if r.error else ''}{tail}")
+        # one line per entry whatever its id or error says (a --corpus directory is anyone's)
+        lines.append(safe(f"{what}: {r.id}{got}{' error: ' + r.error if r.error else ''}{tail}"))
     for g in report.stale_gaps:
-        lines.append(f"stale known gap: {g} now passes (or is not in the corpus): remove it from known_gaps.yaml")
+        lines.append(safe(f"stale known gap: {g} now passes (or is not in the corpus): remove it from known_gaps.yaml"))
     total_inj = sum(1 for r in report.results if r.label == "injection")
     det = sum(1 for r in report.results if r.label == "injection" and r.ok)
     fps = sum(1 for r in report.results if r.label == "benign" and not r.ok)

@@ -19,13 +19,20 @@ REPLACEMENT_SECRET = "REDACTED"
 
 
 def mask(value: str, entity: str | None = None) -> str:
-    """A masked form that says what kind of thing it was without giving it away."""
+    """A masked form that says what kind of thing it was without giving it away.
+
+    It never shows more than about a third of a datum: an email keeps 3 characters of a local part of 6 or
+    more (`jua…@gmail.com`), 1 of a shorter one (`a…@gmail.com`, never the whole `ana@`); a secret its first
+    4 characters (2 when it is 12 or shorter) and its length; a value of 10 characters or more (phones,
+    CURP, RFC, CLABE…) its first and last 2 (`55…78`), a shorter one its first and last 1, one of 4 or fewer
+    nothing."""
     value = value.strip()
     if not value:
         return ""
     if "@" in value and entity in (None, "EMAIL_PERSONAL", "EMAIL_ROLE", "EMAIL_ADDRESS"):
         local, _, domain = value.partition("@")
-        return f"{local[:3]}…@{domain}"
+        keep = 3 if len(local) >= 6 else 1 if len(local) >= 2 else 0
+        return f"{local[:keep]}…@{domain}"
     if entity in ("API_KEY", "AUTH_HEADER", "COOKIE", "ACCOUNT_ID", "SECRET"):
         head = value[:4] if len(value) > 12 else value[:2]
         return f"{head}…({len(value)} chars)"
@@ -33,6 +40,8 @@ def mask(value: str, entity: str | None = None) -> str:
         return "…"
     if entity in ("PERSON",):
         return value[0] + "…" + (f" ({len(value)} chars)")
+    if len(value) < 10:
+        return f"{value[:1]}…{value[-1:]}"
     return f"{value[:2]}…{value[-2:]}"
 
 

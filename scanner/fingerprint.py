@@ -29,21 +29,41 @@
     * It has no column in it, so two results on one line (a minified fixture) share it. The likely effect is
       that GitHub merges them into one alert.
 
-`stable_fingerprint` (`centinela/v1`)
-    Our own key for baselines and allowlists: sha256 over the rule id, the repo-relative POSIX path, and a
-    digest of the normalised matched text. It has no line number and no column, so an edit elsewhere in the
-    file leaves it unchanged. For secrets and personal data the digest is never taken over the text shown to
-    people. It is `sha256(b"centinela-fp\\0" + datum)`, a domain-separated hash of the datum itself, or
-    HMAC-SHA256 with a key when the caller has one. Why:
+`centinela/v1`
+    Our own key for baselines and allowlists: sha256 over the rule id, the repo-relative POSIX path (as every
+    output shows it: a segment that holds a datum masked, `scanner.scrub.scrub_path`) and a digest of the
+    finding. It has no line number and no column, so an edit elsewhere in the file leaves it unchanged.
 
-    * The datum itself never lands in a SARIF file or a baseline.
-    * The constant prefix makes our digests differ from a plain sha256 of the value. A lookup table of
-      sha256 values, or a digest some other tool stored, does not match them, and equal data cannot be
-      linked across tools.
-    * What it does NOT do: stop someone who knows this scheme from brute-forcing a value from a small space
-      (a Mexican phone number, a CURP with a known birth date). Only a secret key stops that. Pass `key=`
-      (for example from a CI secret) when the fingerprints are stored where people who must not learn the
-      data can read them.
+    * Injection (and any kind that is not a datum): sha256 of the normalised matched text. If a secret or
+      personal datum found in the same file sits inside that text, it is replaced by its redaction
+      replacement first.
+    * Secret or personal datum, **with a key**: HMAC-SHA256(key, b"centinela-fp\\0" + datum). The key comes
+      from `$CENTINELA_FINGERPRINT_KEY`, else the file named by `$CENTINELA_FINGERPRINT_KEY_FILE`, else
+      `$XDG_CONFIG_HOME/centinela/fingerprint.key` (`~/.config/…`): at least 16 characters, never in the
+      repository (a key file inside it is refused), the same on every run (a CI secret) so that code
+      scanning keeps tracking the alerts. Without the key nobody can test a guess.
+    * Secret or personal datum, **without a key**: the datum is left out. The digest is taken over the
+      entity, the place inside the file (JSON pointer or element, without any line number), the page and
+      the masked evidence (`55…78`), all of which the SARIF result shows anyway, so the value gives nothing
+      away, and a brute force over the candidates finds every candidate equally good. The price: two data
+      with the same mask at the same place share a fingerprint (the `:n` occurrence suffix of SARIF still
+      tells them apart), so a baseline or allowlist entry also matches a different datum of the same shape
+      there. Every run that falls back warns once on stderr (`UNKEYED_WARNING`).
+    * A PDF finding has no text span: its digest is that of the masked evidence and the page, keyed or not.
+
+    Before this scheme (centinela 0.1.0 baselines with `version: 1` and `keyed: false`), the unkeyed digest was
+    sha256(b"centinela-fp\\0" + datum): trying the 10^6 numbers a phone's mask `55…78` allows gives it back
+    (3.6 s in pure Python here; the raw-line `primaryLocationLineHash` did in 7 ms, being linear in the
+    characters: tests/test_fingerprint_bruteforce.py runs both attacks). `legacy_fingerprint` still computes
+    the old value, only to recognise such entries in old baselines and allowlists (they keep working, with a
+    warning to rewrite them); it is never written.
+
+`primaryLocationLineHash` of a file with secrets or personal data
+    GitHub's window covers 100 characters from the line's start, so a datum on the line, or on the next lines
+    the window reaches, would be recoverable from it. `line_hashes` is therefore given the file's text with
+    every datum found in it replaced by its redaction replacement (`without_data`, the line breaks inside a
+    datum kept so lines stay lines): the hash is the one the line will have once redacted, and no guess of
+    the datum reproduces it.
 """
 
 from __future__ import annotations
@@ -128,6 +148,74 @@ def primary_location_line_hash(text: str, line: int) -> str:
 
 # --------------------------------------------------------------------------- centinela/v1
 
+KEY_ENV = "CENTINELA_FINGERPRINT_KEY"
+KEY_FILE_ENV = "CENTINELA_FINGERPRINT_KEY_FILE"
+KEY_FILE_NAME = "fingerprint.key"          # in $XDG_CONFIG_HOME/centinela/ (default ~/.config/centinela/)
+MIN_KEY_CHARS = 16
+_NO_DATUM_DOMAIN = b"centinela-fp-datum-omitted\0"
+_LINE_LOCATOR = re.compile(r"^line \d+:?")
+_REDACTED = "REDACTED"
+
+UNKEYED_WARNING = (
+    "warning: no fingerprint key ($CENTINELA_FINGERPRINT_KEY, a file named by $CENTINELA_FINGERPRINT_KEY_FILE, "
+    "or ~/.config/centinela/fingerprint.key outside the repository): the fingerprints of secret and personal-data "
+    "findings (SARIF centinela/v1, baselines, allowlists) leave the datum out, so two data with the same mask at "
+    "the same place share one; set a key (a CI secret, the same on every run) to tell them apart")
+
+
+class FingerprintKeyError(Exception):
+    """A key that is given but cannot be used (too short, unreadable, inside the repository)."""
+
+
+def fingerprint_key(environ=None, repo_root=None) -> bytes | None:
+    """The HMAC key for the `centinela/v1` digests of secrets and personal data, or None (see the module
+    docstring for where it is looked for). Raises `FingerprintKeyError` for a key given but unusable."""
+    import os
+    from pathlib import Path
+
+    env = os.environ if environ is None else environ
+    value = env.get(KEY_ENV, "")
+    if value:
+        if len(value) < MIN_KEY_CHARS:
+            raise FingerprintKeyError(f"${KEY_ENV} must be at least {MIN_KEY_CHARS} characters (never commit it)")
+        return value.encode("utf-8")
+    named = env.get(KEY_FILE_ENV, "")
+    if named:
+        path = Path(named).expanduser()
+        if not path.is_file():
+            raise FingerprintKeyError(f"${KEY_FILE_ENV}: {named}: no such file")
+    else:
+        config = Path(env.get("XDG_CONFIG_HOME") or Path(env.get("HOME") or Path.home()) / ".config")
+        path = config / "centinela" / KEY_FILE_NAME
+        if not path.is_file():
+            return None
+    if repo_root is not None:
+        real, root = os.path.realpath(path), os.path.realpath(repo_root)
+        if os.path.commonpath([real, root]) == root:
+            raise FingerprintKeyError(f"{path}: the fingerprint key file is inside the repository ({root}), where "
+                                      f"it would be committed: keep it outside, or pass it as ${KEY_ENV}")
+    try:
+        key = path.read_bytes().strip()
+    except OSError as exc:
+        raise FingerprintKeyError(f"{path}: cannot read the fingerprint key: {exc.strerror or exc}") from None
+    if len(key) < MIN_KEY_CHARS:
+        raise FingerprintKeyError(f"{path}: the fingerprint key must be at least {MIN_KEY_CHARS} characters")
+    return key
+
+
+_warned_unkeyed = False
+
+
+def unkeyed_warning_once(findings, key: bytes | None) -> str | None:
+    """`UNKEYED_WARNING` the first time in this process that fingerprints of secret or personal-data findings
+    are computed without a key; None otherwise (the caller prints it)."""
+    global _warned_unkeyed
+    if key is not None or _warned_unkeyed or not any(f.kind in SENSITIVE_KINDS for f in findings):
+        return None
+    _warned_unkeyed = True
+    return UNKEYED_WARNING
+
+
 def normalise_match(text: str) -> str:
     """NFKC, case-folded, whitespace runs collapsed to one space and trimmed.
 
@@ -136,62 +224,137 @@ def normalise_match(text: str) -> str:
     return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
-def datum_digest(datum: str, key: bytes | None = None) -> str:
-    """The hex digest that stands in for a secret or personal datum (never the datum itself).
-
-    Without a key it is sha256(b"centinela-fp\\0" + datum); with one, HMAC-SHA256(key, that same input). The
-    datum is only stripped, not case-folded: case matters in a credential.
-    """
-    payload = _DATUM_DOMAIN + unicodedata.normalize("NFC", datum.strip()).encode("utf-8")
-    if key is not None:
-        return hmac.new(key, payload, hashlib.sha256).hexdigest()
-    return hashlib.sha256(payload).hexdigest()
+def _datum_payload(datum: str) -> bytes:
+    return _DATUM_DOMAIN + unicodedata.normalize("NFC", datum.strip()).encode("utf-8")
 
 
-def match_digest(match_text: str, *, sensitive: bool = False, key: bytes | None = None) -> str:
-    """Digest of a match: `datum_digest` for secrets and personal data, else sha256 of the normalised text."""
-    if sensitive:
-        return datum_digest(match_text, key)
+def datum_digest(datum: str, key: bytes) -> str:
+    """HMAC-SHA256(key, b"centinela-fp\\0" + datum): what stands in for a secret or personal datum when there
+    is a key. Only stripped, not case-folded: case matters in a credential. There is no unkeyed form."""
+    if not key:
+        raise ValueError("datum_digest needs a key: without one the datum is left out (datum_free_digest)")
+    return hmac.new(key, _datum_payload(datum), hashlib.sha256).hexdigest()
+
+
+def _place(finding) -> str:
+    locator = _LINE_LOCATOR.sub("", finding.locator or "")      # "line 12:" of text and JSON Lines: no line numbers
+    container = (finding.extra or {}).get("container") or ""
+    return f"{container}#{locator}" if container else locator
+
+
+def datum_free_digest(finding) -> str:
+    """The digest of a secret or personal-data finding without its datum: entity, place in the file (pointer,
+    element; no line number), page, masked evidence. What it is made of is all in the SARIF result already."""
+    parts = (finding.entity or "", _place(finding), str(finding.page or ""), finding.evidence or "")
+    return hashlib.sha256(_NO_DATUM_DOMAIN + "\0".join(parts).encode("utf-8")).hexdigest()
+
+
+def match_digest(match_text: str) -> str:
+    """Digest of a text that is not a datum (an injection's match): sha256 of the normalised text."""
     return hashlib.sha256(normalise_match(match_text).encode("utf-8")).hexdigest()
 
 
 def fingerprint_from_digest(rule_id: str, path: str, digest: str) -> str:
-    """The `centinela/v1` value from an already computed match digest."""
+    """The `centinela/v1` value from an already computed digest. The path is taken as outputs show it
+    (`scanner.scrub.scrub_path`): a file named after a person is not hashed with the name in clear."""
+    from scanner.scrub import scrub_path
+
     posix = path.replace("\\", "/")
     while posix.startswith("./"):
         posix = posix[2:]
-    payload = "\0".join((FINGERPRINT_KEY, rule_id, posix, digest)).encode("utf-8")
+    payload = "\0".join((FINGERPRINT_KEY, rule_id, scrub_path(posix), digest)).encode("utf-8")
     return hashlib.sha256(payload).hexdigest()
 
 
-def stable_fingerprint(rule_id: str, path: str, match_text: str, *, sensitive: bool = False,
-                       key: bytes | None = None) -> str:
-    """centinela's line-free fingerprint of a finding (see the module docstring).
-
-    `path` is the repo-relative POSIX path. `match_text` is the matched text: for an injection, its evidence.
-    For a secret or personal datum it is the datum, and then `sensitive=True` is required, so that only
-    `datum_digest(datum)` enters the result. Adding lines elsewhere in the file does not change the value.
-    """
-    return fingerprint_from_digest(rule_id, path, match_digest(match_text, sensitive=sensitive, key=key))
+def stable_fingerprint(rule_id: str, path: str, match_text: str) -> str:
+    """centinela's line-free fingerprint of a text that is not a datum (an injection's match or evidence)."""
+    return fingerprint_from_digest(rule_id, path, match_digest(match_text))
 
 
-def finding_fingerprint(finding, path: str, text: str | None = None, *, key: bytes | None = None) -> str:
-    """`centinela/v1` of a `Finding`: the one choice of matched text that SARIF and baselines share.
+def keyed_fingerprint(rule_id: str, path: str, datum: str, key: bytes) -> str:
+    """centinela's fingerprint of a secret or personal datum under a key (HMAC; see the module docstring)."""
+    return fingerprint_from_digest(rule_id, path, datum_digest(datum, key))
+
+
+# --------------------------------------------------------------------------- the data of a file
+
+def replacement_of(finding) -> str:
+    """What stands for a finding's datum in texts we hash: its redaction replacement, else `REDACTED`."""
+    repl = (finding.extra or {}).get("replacement")
+    return repl if isinstance(repl, str) and repl else _REDACTED
+
+
+def file_data(findings, text_of) -> dict[str, list[tuple[str, str]]]:
+    """Per display path, every secret or personal datum its findings point at, in each form it can take in
+    the file (`scanner.evidence.datum_variants`), with its replacement: longest first, for `without_data`."""
+    from scanner.evidence import datum_variants
+
+    out: dict[str, dict[str, str]] = {}
+    for f in findings:
+        if f.kind not in SENSITIVE_KINDS or f.page is not None or f.end <= f.start:
+            continue
+        text = text_of(f.path)
+        if text is None or f.end > len(text):
+            continue
+        bucket = out.setdefault(f.path, {})
+        for variant in datum_variants(text[f.start:f.end]):
+            bucket.setdefault(variant, replacement_of(f))
+    return {p: sorted(d.items(), key=lambda kv: (-len(kv[0]), kv[0])) for p, d in out.items()}
+
+
+def without_data(text: str, data) -> str:
+    """`text` with each (datum, replacement) of `data` replaced; a datum's line breaks are kept after its
+    replacement, so the text has the same lines."""
+    for datum, repl in data:
+        if datum in text:
+            breaks = "".join(c for c in datum if c in "\r\n")
+            text = text.replace(datum, repl + breaks)
+    return text
+
+
+# --------------------------------------------------------------------------- a finding's fingerprint
+
+def _span(finding, text: str | None) -> str | None:
+    if text is not None and finding.page is None and 0 <= finding.start < finding.end <= len(text):
+        return text[finding.start:finding.end]
+    return None
+
+
+def finding_fingerprint(finding, path: str, text: str | None = None, *, key: bytes | None = None,
+                        data=()) -> str:
+    """`centinela/v1` of a `Finding`: the one computation that SARIF, baselines and allowlists share.
 
     `path` is the repo-relative POSIX path. `text` is the file's decoded text (`Document.text`, which the
-    finding's offsets index), or None for a PDF or when the file is not at hand.
+    finding's offsets index), or None for a PDF or when the file is not at hand. `data` is the file's
+    (datum, replacement) pairs (`file_data`), replaced in an injection's text before it is hashed.
 
-    * Injection: the matched span of the file (`text[start:end]`), normalised. It is more specific than the
-      evidence, which is often only the trigger phrase. Without text, the evidence is used.
-    * Secret or personal data: `datum_digest` of the span. Without text (a PDF page), the masked evidence is
-      used. That is all we have, and two data with the same mask then differ only by occurrence number.
+    * Injection: the matched span of the file (`text[start:end]`), normalised; without text, the evidence.
+    * Secret or personal data: with a key and the span, `datum_digest` of the span; without a key,
+      `datum_free_digest`; without text (a PDF page), the masked evidence (and page) as an injection's text.
 
     The SARIF writer adds `:<n>`: n is 1 plus the number of earlier findings in the same file with the same
     value, in file order.
     """
-    span = None
-    if text is not None and finding.page is None and 0 <= finding.start < finding.end <= len(text):
-        span = text[finding.start:finding.end]
-    if finding.kind in SENSITIVE_KINDS and span is not None:
-        return stable_fingerprint(finding.rule_id, path, span, sensitive=True, key=key)
-    return stable_fingerprint(finding.rule_id, path, span if span is not None else (finding.evidence or ""))
+    span = _span(finding, text)
+    if finding.kind in SENSITIVE_KINDS:
+        if span is None:
+            return stable_fingerprint(finding.rule_id, path, finding.evidence or "")
+        if key is not None:
+            return keyed_fingerprint(finding.rule_id, path, span, key)
+        return fingerprint_from_digest(finding.rule_id, path, datum_free_digest(finding))
+    matched = span if span is not None else (finding.evidence or "")
+    return stable_fingerprint(finding.rule_id, path, without_data(matched, data) if data else matched)
+
+
+def legacy_fingerprint(finding, path: str, text: str | None = None) -> str | None:
+    """The unkeyed value centinela 0.1.0 wrote for a secret or personal datum (sha256 over the plain datum
+    digest), or None for other findings and for those the scheme has not changed. Only to recognise entries
+    of old baselines and allowlists: never written."""
+    span = _span(finding, text)
+    if finding.kind not in SENSITIVE_KINDS or span is None:
+        return None
+    posix = path.replace("\\", "/")
+    while posix.startswith("./"):
+        posix = posix[2:]
+    digest = hashlib.sha256(_datum_payload(span)).hexdigest()
+    return hashlib.sha256("\0".join((FINGERPRINT_KEY, finding.rule_id, posix, digest)).encode("utf-8")).hexdigest()

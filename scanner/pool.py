@@ -136,6 +136,9 @@ def run(func: Callable[[Any], Any], items: list, jobs: int = 1, seconds: float |
     """Yield (index, func(item) or Failure) for every item, in completion order."""
     if not items:
         return
+    from scanner import rx
+
+    rx.refresh()                         # regexes ready to run before the fork, not once per worker
     ctx = multiprocessing.get_context("fork")
     slots = [_Slot(ctx, func, memory_bytes) for _ in range(max(1, min(jobs, len(items))))]
     pending = list(range(len(items)))

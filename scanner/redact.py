@@ -26,6 +26,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner import jsonsafe
 from scanner.atomic import atomic_write_bytes, atomic_write_text, remove_stale_temps
 from scanner.findings import Finding
 from scanner.fixtures.tree import LARGE_BODY_BYTES, MANIFEST, SHARED_DIR, unsafe_reason
@@ -113,12 +114,15 @@ class RedactPlan:
     written: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """The contract's plan. A path holding a secret or personal datum is masked (`scanner.scrub`)."""
+        from scanner.scrub import mask_paths
+
         out = {"files": [f.to_json() for f in self.files if f.changes or f.unredactable or f.spans_invalidated]}
         if self.errors:
             out["errors"] = self.errors
         if self.written:
             out["written"] = self.written
-        return out
+        return mask_paths(out, frozenset({"path", "written", "spans_invalidated"}))
 
     @property
     def pending(self) -> bool:
@@ -341,6 +345,8 @@ class Redactor:
                 json.loads(new_bytes.decode(doc.encoding or "utf-8"))
             except ValueError as exc:
                 return f"redacted file would not be valid JSON ({exc}); not written"
+            except RecursionError:              # fail closed: a file we cannot check is not written
+                return "redacted file is nested too deeply to check that it is still JSON; not written"
         if doc.kind == "http":
             problem = same_recording(doc, new_bytes, fp.path)
             if problem:
@@ -361,14 +367,22 @@ def finish_journal(root: Path) -> list[str]:
     path = root / JOURNAL
     if not path.exists():
         return []
-    journal = json.loads(path.read_text(encoding="utf-8"))
     manifest_path = root / MANIFEST
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    try:
+        journal = jsonsafe.read_json(path)
+        manifest = jsonsafe.read_json(manifest_path)
+    except (OSError, ValueError) as exc:
+        raise RedactError(f"{root}: cannot finish an interrupted redaction: {exc}; restore manifest.json and "
+                          f"{JOURNAL} from version control, or remove {JOURNAL} and re-run") from None
+    if not isinstance(journal, dict) or not isinstance(manifest, dict) or not isinstance(manifest.get("files", {}), dict):
+        raise RedactError(f"{root}: {JOURNAL} or manifest.json is not what a redaction writes: restore them from "
+                          f"version control, or remove {JOURNAL} and re-run")
     files = manifest.setdefault("files", {})
     done = []
     for rel, rec in journal.items():
-        if unsafe_reason(root, rel):
-            continue               # a journal entry pointing out of the tree (edited by hand): never read
+        if unsafe_reason(root, rel) or not isinstance(rec, dict) or not all(
+                isinstance(rec.get(k), str) for k in ("new", "original", "algorithm")):
+            continue               # a journal entry pointing out of the tree, or edited by hand: never used
         target = root / rel
         if not target.is_file():
             continue
@@ -376,7 +390,7 @@ def finish_journal(root: Path) -> list[str]:
         if current != rec["new"]:
             continue               # the interrupted run never replaced this file: it is planned again
         entry = files.get(rel)
-        if entry is None:
+        if not isinstance(entry, dict):
             continue
         listed_original = entry.get("sha256_original")
         if not listed_original or listed_original == entry.get("sha256"):
@@ -422,7 +436,7 @@ def _manifest_entry(root: Path, rel: str) -> dict | None:
         data = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
         entry = data.get("files", {}).get(rel)
         return entry if isinstance(entry, dict) else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError, AttributeError):
         return None
 
 
@@ -545,7 +559,7 @@ def _observations(root: Path):
     for path in sorted(folder.glob("*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         for obs in data.get("observations", []) if isinstance(data, dict) else []:
             if isinstance(obs, dict) and {"artifact", "span", "text"} <= obs.keys():
@@ -573,6 +587,9 @@ def _invalidated_spans(root: Path, rel: str, new_text: str) -> list[str]:
 
 
 def format_text(plan: RedactPlan, wrote: bool) -> str:
+    from scanner.scrub import shown, shown_path
+    from scanner.terminal import safe
+
     lines = []
     for fp in plan.files:
         if not (fp.changes or fp.unredactable or fp.spans_invalidated):
@@ -581,19 +598,19 @@ def format_text(plan: RedactPlan, wrote: bool) -> str:
         for r, _ in fp.all_redactions():
             ents[r.entity] = ents.get(r.entity, 0) + 1
         what = ", ".join(f"{n} {e}" for e, n in sorted(ents.items())) or "nothing to replace"
-        lines.append(f"{fp.path}: {what}" + (f"; truncate at {fp.truncate_at}" if fp.truncate else ""))
+        lines.append(f"{shown_path(fp.path)}: {safe(what)}" + (f"; truncate at {fp.truncate_at}" if fp.truncate else ""))
         for r, body in fp.all_redactions():
-            where = (f"{body.region.start}-{body.region.end} {body.region.container}[{r.start}-{r.end}]"
+            where = (f"{body.region.start}-{body.region.end} {safe(body.region.container)}[{r.start}-{r.end}]"
                      if body is not None else f"{r.start}-{r.end}")
-            lines.append(f"  {where} {r.entity} -> {r.replacement} ({r.rule_id})")
+            lines.append(f"  {where} {safe(r.entity)} -> {safe(r.replacement)} ({safe(r.rule_id)})")
         for s in fp.spans_invalidated:
-            lines.append(f"  span invalidated: {s} (re-capture the expected file; never adjust the span by hand)")
+            lines.append(f"  span invalidated: {shown_path(s)} (re-capture the expected file; never adjust the span by hand)")
         for u in fp.unredactable:
-            lines.append(f"  not redacted: {u}")
+            lines.append(f"  not redacted: {shown(u)}")
         for w in fp.warnings:
-            lines.append(f"  warning: {w}")
+            lines.append(f"  warning: {shown(w)}")
     for e in plan.errors:
-        lines.append(f"{e['path']}: error: {e['code']}: {e['message']}")
+        lines.append(f"{shown_path(e['path'])}: error: {safe(e['code'])}: {shown(e['message'])}")
     n = sum(len(fp.all_redactions()) for fp in plan.files)
     files = sum(1 for fp in plan.files if fp.changes)
     verb = "redacted" if wrote else "to redact"

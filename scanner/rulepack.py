@@ -17,9 +17,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from scanner.units import Channel
+from scanner.yamlsafe import RULE_FILE_BYTES, read_yaml
 
 BUILTIN_RULES = Path(__file__).resolve().parent / "rules"
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
+LEXICON_FLAGS = re.M            # lexicon patterns run on normalised text, line anchors per line
 
 
 class RuleError(Exception):
@@ -216,27 +218,13 @@ class Lexicon(_Strict):
         return self
 
 
-MAX_RULE_FILE_BYTES = 1 << 20
-
-
-class _RuleYamlLoader(yaml.SafeLoader):
-    """The safe loader (plain data only: no Python tags) without aliases: `*name` lets a few lines of YAML
-    expand to gigabytes ("billion laughs"), and no rule needs one."""
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in rule files",
-                                              event.start_mark)
-        return super().compose_node(parent, index)
+MAX_RULE_FILE_BYTES = RULE_FILE_BYTES
 
 
 def load_yaml(path: Path):
-    """A rule file's data: safe YAML (no Python objects, no aliases), at most 1 MB."""
+    """A rule file's data: safe YAML (scanner.yamlsafe: no Python objects, no aliases), at most 1 MB."""
     try:
-        if path.stat().st_size > MAX_RULE_FILE_BYTES:
-            raise RuleError(f"{path}: larger than {MAX_RULE_FILE_BYTES // 1024} KB: not a rule file")
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_RuleYamlLoader)  # noqa: S506 - safe subclass
+        return read_yaml(path, max_bytes=MAX_RULE_FILE_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(f"{path}: cannot read: {exc}") from None
     except yaml.YAMLError as exc:
@@ -255,13 +243,24 @@ def load_lexicon(path: Path) -> Lexicon:
         lexicon = Lexicon.model_validate(data)
     except ValidationError as exc:
         raise RuleError(_validation_message(path, exc)) from None
+    from scanner import rx
+
     for name, group in lexicon.groups.items():
-        for pattern in group.patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise RuleError(f"{path}: group {name}: invalid pattern {pattern!r}: {exc}") from None
+        try:             # the group as the scanner compiles it (scanner.injection.signals); cached for it
+            rx.compile(group_regex(group.patterns), LEXICON_FLAGS)
+        except rx.RegexError as group_error:
+            for i, pattern in enumerate(group.patterns):
+                try:
+                    rx.compile(pattern, LEXICON_FLAGS)
+                except rx.RegexError as exc:
+                    raise RuleError(f"{path}: group {name}: pattern {i + 1}: {exc}") from None
+            raise RuleError(f"{path}: group {name}: {group_error}") from None
     return lexicon
+
+
+def group_regex(patterns) -> str:
+    """One regex for a list of lexicon patterns: the first that matches at a position wins."""
+    return "|".join(f"(?:{p})" for p in patterns)
 
 
 def load_rule(path: Path, predicates: set[str], signals: set[str]) -> Rule:

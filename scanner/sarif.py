@@ -48,8 +48,10 @@ from scanner import TOOL_NAME, __version__
 from scanner.evidence import datum_variants
 from scanner.findings import SEVERITY_ORDER, Finding
 from scanner.fingerprint import (
-    FINGERPRINT_KEY, LINE_HASH_KEY, SENSITIVE_KINDS, finding_fingerprint, github_text, line_hashes,
+    FINGERPRINT_KEY, LINE_HASH_KEY, SENSITIVE_KINDS, file_data, finding_fingerprint, github_text, line_hashes,
+    without_data,
 )
+from scanner.scrub import scrub_path, scrub_text
 from scanner.sourcetext import LineIndex
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -197,8 +199,11 @@ def to_sarif_dict(obj: Any) -> Any:
 
 
 def dumps_sarif(doc: dict) -> str:
-    """The log as text: sorted keys, two-space indent, non-ASCII kept (`está`, not `est\\u00e1`)."""
-    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The log as text: sorted keys, two-space indent, non-ASCII kept (`está`, not `est\\u00e1`), but every
+    character a terminal could act on (DEL, C1, bidi and format characters) as a `\\uXXXX` escape."""
+    from scanner.terminal import json_text
+
+    return json_text(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
 
 
 # --------------------------------------------------------------------------- files and positions
@@ -211,18 +216,24 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 class _Source:
-    """One file's text for positions (as the loader decoded it) and for GitHub's line hash (as GitHub reads it)."""
+    """One file's text for positions (as the loader decoded it) and for GitHub's line hash (as GitHub reads it).
+
+    `data` are the (datum, replacement) pairs of the file's secret and personal-data findings: the line hashes
+    are computed over the text with them replaced (`scanner.fingerprint.without_data`), never over a line
+    that holds one."""
 
     def __init__(self, text: Optional[str], hash_text: Optional[str]):
         self.text = text
         self.hash_text = hash_text
+        self.data: list[tuple[str, str]] = []
         self._index = LineIndex(text) if text is not None else None
         self._astral = bool(text is not None and _ASTRAL.search(text))
         self._hashes: Optional[list[str]] = None
 
     def hashes(self) -> list[str]:
         if self._hashes is None:
-            self._hashes = line_hashes(self.hash_text) if self.hash_text is not None else []
+            text = self.hash_text
+            self._hashes = line_hashes(without_data(text, self.data)) if text is not None else []
         return self._hashes
 
     def line_col16(self, offset: int) -> tuple[int, int]:
@@ -294,8 +305,11 @@ class _Places:
         try:
             rel = real.relative_to(self.repo_root).as_posix()
         except ValueError:
-            return _Place(None, real, real.as_uri(), None)
-        return _Place(rel, real, encode_uri_path(rel), SRCROOT)
+            # Outside the repository: a file: URI (GitHub does not show it), its segments masked all the same.
+            return _Place(None, real, "file://" + encode_uri_path(scrub_path(real.as_posix())), None)
+        # A segment holding a datum (a file named after a person) is masked before it is percent-encoded:
+        # `jua…@gmail.com.html`, never `juan.perez.lopez%40gmail.com.html`.
+        return _Place(rel, real, encode_uri_path(scrub_path(rel)), SRCROOT)
 
 
 def _split_container(path: str, places: _Places) -> tuple[str, Optional[str]]:
@@ -401,6 +415,10 @@ def build_sarif(
         return src
 
     findings = sorted(result.findings, key=Finding.sort_key)
+    # Every datum the findings point at, per file, with its replacement: the line hashes and the injection
+    # fingerprints of that file are computed without them.
+    for path, data in file_data(findings, lambda p: source(p, places(p)).text).items():
+        sources[path].data = data
     items: list[_Item] = []
     masks: dict[str, str] = {}          # secret and personal data seen → masked form, for the final scrub
     occurrences: dict[str, int] = {}
@@ -435,7 +453,9 @@ def build_sarif(
         if sensitive and has_span and f.end > f.start:
             for variant in datum_variants(text[f.start:f.end]):
                 masks.setdefault(variant, f.evidence or "REDACTED")
-        fp = finding_fingerprint(f, place.rel or f.path, text, key=fingerprint_key)
+                # and as a URI spells it (`%40` for `@`), so a percent-encoded copy is caught too
+                masks.setdefault(encode_uri_path(variant), encode_uri_path(f.evidence or "REDACTED"))
+        fp = finding_fingerprint(f, place.rel or f.path, text, key=fingerprint_key, data=src.data)
         occurrences[fp] = occurrences.get(fp, 0) + 1
         partial[FINGERPRINT_KEY] = f"{fp}:{occurrences[fp]}"
 
@@ -487,7 +507,8 @@ def build_sarif(
         props = {"code": code, **({"container": container} if container else {})}
         notifications.append(om.Notification(
             level="error",
-            message=om.Message(text=f"{place.rel or file_path}: {e.get('message', 'could not be scanned')} "
+            message=om.Message(text=f"{scrub_path(place.rel or file_path)}: "
+                                    f"{scrub_text(str(e.get('message', 'could not be scanned')))} "
                                     f"({code}); the file was not scanned."),
             locations=[om.Location(physical_location=om.PhysicalLocation(
                 artifact_location=place.artifact_location()))],
@@ -503,6 +524,9 @@ def build_sarif(
         notifications.append(om.Notification(level="warning", message=om.Message(text=note + ".")))
     if suppressed_counts:
         run_props["suppressedResultsLeftOut"] = dict(sorted(suppressed_counts.items()))
+    if any(f.kind in SENSITIVE_KINDS for f in findings):
+        # How the centinela/v1 values of secrets and personal data were made (scanner.fingerprint).
+        run_props["datumFingerprints"] = "hmac-sha256" if fingerprint_key is not None else "datum-omitted"
 
     base = (om.ArtifactLocation(uri=Path(places.repo_root).as_uri().rstrip("/") + "/") if srcroot_uri
             else om.ArtifactLocation(description=om.Message(text="The root of the repository")))

@@ -2,6 +2,12 @@
 
 A file that cannot be loaded is an error entry (`unparsed`, `encrypted`, `format_tables_ocr`, …) and its
 document entry says so: it is never passed as clean. One bad file never stops the scan of the others.
+
+Symlinks never lead a scan out of "the tree", which for each file is: the fixture tree holding it (the
+nearest folder above it, by its path as given, with a manifest.json) — as verify, redact and score judge
+manifest paths —, else the folder argument it was found in while walking. A file whose path (through a
+symlinked file or folder) resolves outside it is a `path_outside_root` error, never read. A file given
+explicitly outside any fixture tree is read where its symlink leads, under the name given.
 """
 
 from __future__ import annotations
@@ -35,16 +41,22 @@ class ScanResult:
         return [f for f in self.findings if not f.extra.get("suppressed")]
 
     def to_json(self) -> dict:
+        """The contract's JSON. A path holding a secret or personal datum (a file named after a person) is
+        masked in every entry, and error messages are scrubbed (`scanner.scrub`)."""
+        from scanner.scrub import mask_paths, scrub_text
+
         shown = self.findings if self.include_suppressed else self.active()
         out = {
             "tool": {"name": TOOL_NAME, "version": __version__},
             "files_scanned": self.files_scanned,
-            "errors": self.errors,
+            "errors": [{**e, "message": scrub_text(e["message"])} if isinstance(e.get("message"), str) else e
+                       for e in mask_paths(self.errors)],
             "findings": [f.to_json() for f in shown],
-            "documents": self.documents,
+            "documents": mask_paths(self.documents),
         }
+        out["findings"] = mask_paths(out["findings"])
         if self.suppression is not None:
-            out["suppressed"] = self.suppression.to_json()
+            out["suppressed"] = mask_paths(self.suppression.to_json())
         return out
 
     def fails(self, threshold: str = "warning") -> bool:
@@ -69,19 +81,66 @@ class Target:
     path: Path
     display: str
     base: Path = Path(".")
+    boundary: Path | None = None      # the folder the file must resolve inside (see the module's docstring)
+    boundary_kind: str = ""           # "fixture tree" or "scanned folder", for the message
+
+
+class _Trees:
+    """The fixture tree holding a path, found from the path as written (symlinks not followed), cached per folder."""
+
+    def __init__(self):
+        self._seen: dict[str, Path | None] = {}
+
+    def of(self, path: Path) -> Path | None:
+        from scanner.fixtures.tree import MANIFEST
+
+        folder = os.path.dirname(os.path.abspath(path))
+        walked = []
+        found = None
+        while True:
+            if folder in self._seen:
+                found = self._seen[folder]
+                break
+            walked.append(folder)
+            if os.path.isfile(os.path.join(folder, MANIFEST)):
+                found = Path(folder)
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        for f in walked:
+            self._seen[f] = found
+        return found
 
 
 def collect_targets(paths: list[Path]) -> list[Target]:
     """Files to scan: directories are walked (scannable extensions only), files are taken as given."""
     targets: list[Target] = []
+    trees = _Trees()
     for root in paths:
         if root.is_dir():
             for f in iter_files([root]):
                 if is_scannable(f):
-                    targets.append(Target(f, f.relative_to(root).as_posix(), root))
+                    tree = trees.of(f)
+                    targets.append(Target(f, f.relative_to(root).as_posix(), root, tree or root,
+                                          "fixture tree" if tree else "scanned folder"))
         else:
-            targets.append(Target(root, root.as_posix(), Path(".")))
+            tree = trees.of(root)
+            targets.append(Target(root, root.as_posix(), Path("."), tree, "fixture tree" if tree else ""))
     return targets
+
+
+def outside_reason(target: Target) -> str | None:
+    """Why the target must not be read (it leads out of its tree), or None."""
+    if target.boundary is None:
+        return None
+    # As scanner.fixtures.tree.unsafe_reason judges a manifest path; a symlink loop is left to check_file
+    # (realpath does not raise on one), which reports it as unreadable.
+    real, base = os.path.realpath(target.path), os.path.realpath(target.boundary)
+    if os.path.commonpath([real, base]) != base:
+        return f"resolves outside the {target.boundary_kind} (symlink)"
+    return None
 
 
 class Scanner:
@@ -156,6 +215,10 @@ class Scanner:
         be read or loaded is an error entry, never an exception."""
         entry = {"path": target.display, "injection_vectors": [], "pii_entities": [], "secret_entities": []}
         out = Outcome(entry)
+        outside = outside_reason(target)
+        if outside is not None:
+            out.fail("path_outside_root", f"not read: {outside}")
+            return out
         try:
             size = check_file(target.path, target.display, budget.max_file_bytes if budget else None)
             if size == 0:
@@ -257,7 +320,13 @@ _COLORS = {"error": "red", "warning": "yellow", "note": "cyan"}
 
 
 def format_text(result: ScanResult, color: bool = False) -> str:
+    """The text listing, grouped by file. Every field that comes from a file (its name, a JSON key quoted in a
+    message, an injection's evidence) is made terminal-safe first and only then coloured; a path holding a
+    datum is masked (`scanner.scrub`)."""
     import click
+
+    from scanner.scrub import shown, shown_path
+    from scanner.terminal import safe
 
     def paint(text: str, **style) -> str:
         return click.style(text, **style) if color else text
@@ -267,20 +336,20 @@ def format_text(result: ScanResult, color: bool = False) -> str:
     for f in result.active():
         by_path.setdefault(f.path, []).append(f)
     for path in sorted(by_path):
-        lines.append(paint(path, bold=True))
+        lines.append(paint(shown_path(path), bold=True))
         for f in by_path[path]:
             where = f"page {f.page} {f.line}:{f.column}" if f.page else f"{f.line}:{f.column}"
-            label = f.vector or f.entity or ""
-            severity = paint(f"{f.severity:<7}", fg=_COLORS.get(f.severity))
-            lines.append(f"  {where:<12} {severity} {f.rule_id} {label}: {f.message}")
-            lines.append(f"  {'':<12} evidence: {f.evidence}")
+            label = safe(f.vector or f.entity or "")
+            severity = paint(f"{safe(f.severity):<7}", fg=_COLORS.get(f.severity))
+            lines.append(f"  {where:<12} {severity} {safe(f.rule_id)} {label}: {safe(f.message)}")
+            lines.append(f"  {'':<12} evidence: {safe(f.evidence)}")
     for e in result.errors:
-        lines.append(paint(f"{e['path']}: error: {e['code']}: {e['message']}", fg="red"))
+        lines.append(paint(f"{shown_path(e['path'])}: error: {safe(e['code'])}: {shown(e['message'])}", fg="red"))
     flagged = len(by_path)
     shown = sum(len(v) for v in by_path.values())
     lines.append(f"{shown} finding{'s' if shown != 1 else ''} in {flagged} of "
                  f"{result.files_scanned} files"
                  + (f"; {len(result.errors)} could not be read" if result.errors else ""))
     if result.suppression is not None and result.suppression.total:
-        lines.append(result.suppression.summary_line())
+        lines.append(safe(result.suppression.summary_line()))
     return "\n".join(lines)

@@ -67,8 +67,8 @@ YAML, by default `.centinela-allowlist.yaml` at the repository root::
     - injection (and other non-sensitive kinds): the fingerprint matches, or the pointer/page matches when
       given (so the entry survives a re-captured text at the same place);
     - secret and pii: the fingerprint matches, and the pointer/page also matches when given. A place alone
-      is never enough for a datum: a real credential re-captured where a dummy was allowlisted is a new
-      finding.
+      is never enough for a datum: with a fingerprint key, a real credential re-captured where a dummy was
+      allowlisted is a new finding (without a key only if its masked form differs: see section 3).
   The finding's pointer is its `locator` when that is a JSON pointer, else its `container` (HTML inside a
   JSON body). Pointers are compared exactly.
 * An expired entry (today >= expires) suppresses nothing and yields `allowlist-expired`. An entry that
@@ -81,19 +81,27 @@ YAML, by default `.centinela-allowlist.yaml` at the repository root::
 
 3. Baseline (`--baseline FILE`, `--write-baseline FILE`)
 --------------------------------------------------------
-JSON: `{version, tool, fingerprint: "centinela/v1", keyed, total, results: [{path, rule, fingerprint,
+JSON: `{version: 2, tool, fingerprint: "centinela/v1", keyed, total, results: [{path, rule, fingerprint,
 count}]}`, sorted, no timestamps, written atomically. A finding is suppressed while its
 (fingerprint, rule, path) has occurrences left in the baseline: a third copy of a text baselined twice is
 new. Findings already suppressed inline or by the allowlist are not written to it, so an expired allowlist
-entry cannot live on through the baseline. A malformed baseline raises `SuppressionError` (fail closed).
+entry cannot live on through the baseline. A malformed baseline raises `SuppressionError` (fail closed). A
+path holding a datum is written masked, as every output shows it.
 
-Why storing fingerprints of secrets and personal data is acceptable: for those kinds `finding_fingerprint`
-never hashes the datum plainly. It is sha256 over (`centinela/v1`, rule, path, sha256(b"centinela-fp\\0" +
-datum)): domain-separated and bound to the rule and path, so it matches no lookup table of plain hashes,
-no other tool's digest, and the same datum in two files gives unrelated values. What it does not stop is a
-targeted brute force of a value from a small space (a phone number, a CURP) by someone who knows the
-scheme. A keyed fingerprint (HMAC, key in `$CENTINELA_FINGERPRINT_KEY`, never committed) stops that too; the
-baseline records whether it was keyed, and a mismatch is reported (`baseline-key-mismatch`).
+Why storing fingerprints of secrets and personal data is acceptable: `finding_fingerprint` never hashes a
+datum without a key (`scanner.fingerprint`). With a key (`$CENTINELA_FINGERPRINT_KEY`, a key file outside
+the repository; a CI secret) it is an HMAC of the datum, which nobody without the key can test a guess
+against. Without one the datum is left out: the value is built from rule, path, place in the file and masked
+evidence, which the SARIF result shows anyway; the run warns once that it fell back. Then two data with the
+same mask at the same place share a fingerprint, so an entry written without a key also covers a different
+datum of the same shape there: set a key for baselines and allowlists that guard real data. The baseline
+records whether it was keyed, and a mismatch is reported (`baseline-key-mismatch`).
+
+Old files. A baseline of version 1 written without a key (centinela 0.1.0) holds, for secrets and personal
+data, fingerprints over a plain digest of the datum (sha256(b"centinela-fp\\0" + datum)): brute-forceable
+from a small space. It is still honoured (each finding is also tried under that old value, computed here and
+never written) and reported as `baseline-legacy-unkeyed`, asking for a rewrite; an allowlist entry holding
+such a value still matches and is reported as `allowlist-legacy-fingerprint` with the value to put instead.
 """
 
 from __future__ import annotations
@@ -113,14 +121,20 @@ from scanner import TOOL_NAME
 from scanner.atomic import atomic_write_text
 from scanner.evidence import datum_variants
 from scanner.findings import Finding
-from scanner.fingerprint import FINGERPRINT_KEY, SENSITIVE_KINDS, finding_fingerprint
+from scanner.scrub import scrub_path
+from scanner.fingerprint import (
+    FINGERPRINT_KEY, KEY_ENV, SENSITIVE_KINDS, FingerprintKeyError, file_data, finding_fingerprint, fingerprint_key,
+    legacy_fingerprint,
+)
+from scanner.jsonsafe import read_json
+from scanner.yamlsafe import read_text_bounded, safe_load
 from scanner.sourcetext import LineIndex
 
 DEFAULT_ALLOWLIST = ".centinela-allowlist.yaml"
-FINGERPRINT_KEY_ENV = "CENTINELA_FINGERPRINT_KEY"
+FINGERPRINT_KEY_ENV = KEY_ENV
 SUPPRESSION_KINDS = ("inline", "allowlist", "baseline")
 INLINE_KINDS = ("secret", "pii")                 # the only kinds an inline comment can suppress
-BASELINE_VERSION = 1
+BASELINE_VERSION = 2     # 2: unkeyed datum fingerprints leave the datum out; 1 (0.1.0) hashed it plainly
 HTML_EXT = (".html", ".htm", ".xhtml", ".shtml")  # = scanner.loaders.HTML_EXT (kept local: no loader import)
 
 _RULE_ID = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"
@@ -146,17 +160,23 @@ class SuppressionError(Exception):
 @dataclass
 class SuppressionWarning:
     code: str            # inline-malformed | inline-refused | inline-unused | allowlist-expired | allowlist-stale
-    #                      | allowlist-datum | allowlist-outside | baseline-key-mismatch | baseline-stale
+    #                      | allowlist-datum | allowlist-outside | allowlist-legacy-fingerprint
+    #                      | baseline-key-mismatch | baseline-legacy-unkeyed | baseline-stale
     path: str            # the scanned file (display path), or the allowlist/baseline file
     message: str
     line: Optional[int] = None
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        from scanner.scrub import scrub_path
+
+        path = scrub_path(self.path)
+        where = f"{path}:{self.line}" if self.line is not None else path
         return f"{where}: warning: {self.code}: {self.message}"
 
     def to_json(self) -> dict:
-        return {"code": self.code, "path": self.path, "line": self.line, "message": self.message}
+        from scanner.scrub import scrub_path
+
+        return {"code": self.code, "path": scrub_path(self.path), "line": self.line, "message": self.message}
 
 
 @dataclass
@@ -189,18 +209,19 @@ def suppression_kind(finding: Finding) -> Optional[str]:
     return str(s.get("kind")) if isinstance(s, dict) else str(s)
 
 
-def fingerprint_key_from_env(environ=None) -> Optional[bytes]:
-    """The HMAC key for `centinela/v1` digests of secrets and personal data, from $CENTINELA_FINGERPRINT_KEY.
+def fingerprint_key_from_env(environ=None, repo_root=None) -> Optional[bytes]:
+    """The HMAC key for `centinela/v1` digests of secrets and personal data: $CENTINELA_FINGERPRINT_KEY, else
+    the file $CENTINELA_FINGERPRINT_KEY_FILE names, else ~/.config/centinela/fingerprint.key
+    (`scanner.fingerprint.fingerprint_key`).
 
-    None when unset or empty. A key shorter than 16 characters raises `SuppressionError`. Pass the same key
-    to `build_sarif(fingerprint_key=…)`, or SARIF and allowlist fingerprints differ.
+    None when there is none. A key too short, unreadable or (given `repo_root`) inside the repository raises
+    `SuppressionError`. Pass the same key to `build_sarif(fingerprint_key=…)`, or SARIF and allowlist
+    fingerprints differ.
     """
-    value = (os.environ if environ is None else environ).get(FINGERPRINT_KEY_ENV, "")
-    if not value:
-        return None
-    if len(value) < 16:
-        raise SuppressionError(f"${FINGERPRINT_KEY_ENV} must be at least 16 characters (never commit it)")
-    return value.encode("utf-8")
+    try:
+        return fingerprint_key(environ, repo_root)
+    except FingerprintKeyError as exc:
+        raise SuppressionError(str(exc)) from None
 
 
 # --------------------------------------------------------------------------- paths and texts
@@ -272,15 +293,30 @@ def _document_text(path: Path, display: str) -> Optional[str]:
 
 
 class Fingerprinter:
-    """`centinela/v1` of findings (cached per finding), from `path_of`/`text_of` and an optional key."""
+    """`centinela/v1` of findings (cached per finding), from `path_of`/`text_of` and an optional key.
+
+    `findings` are all the findings of the scan: the data they point at are replaced in an injection's text
+    before it is hashed, exactly as `build_sarif` does (`scanner.fingerprint.file_data`)."""
 
     def __init__(self, path_of: Callable[[str], str], text_of: Callable[[str], Optional[str]],
-                 key: Optional[bytes] = None):
+                 key: Optional[bytes] = None, findings: Iterable[Finding] = ()):
         self.path_of = path_of
         self.key = key
         self._text_of = text_of
         self._texts: dict[str, Optional[str]] = {}
         self._fps: dict[int, str] = {}
+        self._findings = list(findings)
+        self._data: Optional[dict] = None
+
+    def data(self, display: str) -> list:
+        if self._data is None:
+            self._data = file_data(self._findings, self.text)
+        return self._data.get(display, [])
+
+    def legacy(self, f: Finding) -> Optional[str]:
+        """The unkeyed value an older centinela wrote for a secret or personal datum (see
+        `scanner.fingerprint.legacy_fingerprint`), to recognise old baseline and allowlist entries."""
+        return legacy_fingerprint(f, self.repo_path(f.path), self.text(f.path))
 
     def text(self, display: str) -> Optional[str]:
         if display not in self._texts:
@@ -293,7 +329,8 @@ class Fingerprinter:
     def __call__(self, f: Finding) -> str:
         fp = self._fps.get(id(f))
         if fp is None:
-            fp = self._fps[id(f)] = finding_fingerprint(f, self.repo_path(f.path), self.text(f.path), key=self.key)
+            fp = self._fps[id(f)] = finding_fingerprint(f, self.repo_path(f.path), self.text(f.path), key=self.key,
+                                                        data=self.data(f.path))
         return fp
 
 
@@ -525,21 +562,8 @@ class Allowlist:
     problems: list = field(default_factory=list)    # SuppressionWarning of entries left out (allowlist-outside)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a repeated key (a second `reason:` must not silently win)."""
-
-
-def _construct_mapping(loader, node, deep=False):
-    seen = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(None, None, f"repeated key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return yaml.SafeLoader.construct_mapping(loader, node, deep)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+ALLOWLIST_BYTES = 8 << 20
+BASELINE_BYTES = 256 << 20
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -557,7 +581,8 @@ def _first_error(exc: ValidationError) -> str:
 def parse_allowlist(text: str, source: str = DEFAULT_ALLOWLIST) -> Allowlist:
     """Validate allowlist YAML; `SuppressionError` names the file and the entry of the first problem."""
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        # scanner.yamlsafe: no aliases, bounded; a repeated key is refused (a second `reason:` must not win)
+        data = safe_load(text, max_bytes=ALLOWLIST_BYTES, unique_keys=True)
     except yaml.YAMLError as exc:
         raise SuppressionError(f"{source}: not valid YAML: {' '.join(str(exc).split())}") from None
     if data is None:
@@ -592,7 +617,9 @@ def load_allowlist(path: Path | str, root: Path | str | None = None) -> Allowlis
     (`..` and absolute paths are refused by the model already)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path, ALLOWLIST_BYTES)
+    except yaml.YAMLError as exc:
+        raise SuppressionError(f"{path}: not valid YAML: {exc}") from None
     except OSError as exc:
         raise SuppressionError(f"{path}: cannot read the allowlist: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -675,15 +702,21 @@ def _allowlist_pass(findings: list[Finding], allowlist: Allowlist, fpr: Fingerpr
         by_key.setdefault((e.rule, e.path), []).append(i)
     used = [False] * len(entries)
     expired_hits = [0] * len(entries)
+    legacy_hits: dict[int, str] = {}          # entry index -> the fingerprint it should hold now
     for f in findings:
         idxs = by_key.get((f.rule_id, fpr.repo_path(f.path)))
         if not idxs:
             continue
         fp = fpr(f)
+        legacy = fpr.legacy(f) if f.kind in SENSITIVE_KINDS and fpr.key is None else None
         for i in idxs:
             e = entries[i]
-            if i in poisoned or not _entry_matches(e, f, fp):
+            if i in poisoned:
                 continue
+            if not _entry_matches(e, f, fp):
+                if legacy is None or not _entry_matches(e, f, legacy):
+                    continue
+                legacy_hits[i] = fp
             if e.expired(today):
                 expired_hits[i] += 1
                 continue
@@ -691,6 +724,13 @@ def _allowlist_pass(findings: list[Finding], allowlist: Allowlist, fpr: Fingerpr
             chosen.setdefault(id(f), ("allowlist", e.justification()))
     for i, e in enumerate(entries):
         label = f"entry {i + 1} ({e.rule} {e.path})"
+        if i in legacy_hits:
+            report.warnings.append(SuppressionWarning(
+                "allowlist-legacy-fingerprint", allowlist.source,
+                f"{label} holds the fingerprint an older centinela computed from a plain digest of the datum, "
+                f"which a brute force over the datum's few possible values inverts: replace it by "
+                f"{legacy_hits[i]} (or set ${FINGERPRINT_KEY_ENV} and use the keyed value); it still suppresses "
+                f"until then"))
         if i in poisoned:
             f = poisoned[i]
             report.warnings.append(SuppressionWarning(
@@ -725,7 +765,7 @@ class BaselineEntry(BaseModel):
 class BaselineFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    version: Literal[1]
+    version: Literal[1, 2]
     tool: Literal["centinela"]
     fingerprint: Literal["centinela/v1"]
     keyed: bool = False
@@ -743,14 +783,21 @@ class BaselineFile(BaseModel):
 class Baseline:
     source: str
     keyed: bool
-    counts: dict          # (fingerprint, rule, path) -> count
+    counts: dict          # (fingerprint, rule, path as outputs show it) -> count
+    version: int = BASELINE_VERSION
+
+    @property
+    def legacy_unkeyed(self) -> bool:
+        """Written by centinela 0.1.0 without a key: its secret and personal-data entries are fingerprints over
+        a plain digest of the datum (brute-forceable), the scheme this version replaced."""
+        return self.version == 1 and not self.keyed
 
 
 def load_baseline(path: Path | str) -> Baseline:
     """Read a baseline; anything unreadable or malformed raises `SuppressionError` (fail closed)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, max_bytes=BASELINE_BYTES)
     except OSError as exc:
         raise SuppressionError(f"{path}: cannot read the baseline: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:
@@ -761,9 +808,9 @@ def load_baseline(path: Path | str) -> Baseline:
         raise SuppressionError(f"{path}: not a centinela baseline: {_first_error(exc)}") from None
     counts: dict = {}
     for e in model.results:
-        k = (e.fingerprint, e.rule, _posix(e.path))
+        k = (e.fingerprint, e.rule, scrub_path(_posix(e.path)))
         counts[k] = counts.get(k, 0) + e.count
-    return Baseline(str(path), model.keyed, counts)
+    return Baseline(str(path), model.keyed, counts, model.version)
 
 
 def baseline_json(findings: Iterable[Finding], *, path_of: Callable[[str], str],
@@ -771,14 +818,16 @@ def baseline_json(findings: Iterable[Finding], *, path_of: Callable[[str], str],
     """The baseline text of `findings`: only fingerprint, rule, path and a count per distinct triple.
 
     Findings suppressed inline or by the allowlist are left out (they have their own, reviewed, reason);
-    baseline-suppressed ones are kept, so re-writing a baseline keeps what is still there.
+    baseline-suppressed ones are kept, so re-writing a baseline keeps what is still there. A path that holds a
+    datum is written masked (`scanner.scrub.scrub_path`), as every output shows it.
     """
-    fpr = Fingerprinter(path_of, text_of, key)
+    findings = list(findings)
+    fpr = Fingerprinter(path_of, text_of, key, findings)
     counts: dict[tuple[str, str, str], int] = {}
     for f in findings:
         if suppression_kind(f) in ("inline", "allowlist"):
             continue
-        k = (fpr.repo_path(f.path), f.rule_id, fpr(f))
+        k = (scrub_path(fpr.repo_path(f.path)), f.rule_id, fpr(f))
         counts[k] = counts.get(k, 0) + 1
     results = [{"path": p, "rule": r, "fingerprint": fp, "count": n} for (p, r, fp), n in sorted(counts.items())]
     doc = {"version": BASELINE_VERSION, "tool": TOOL_NAME, "fingerprint": FINGERPRINT_KEY, "keyed": key is not None,
@@ -796,7 +845,15 @@ def write_baseline(findings: Iterable[Finding], path: Path | str, *, path_of: Ca
 
 def _baseline_pass(findings: list[Finding], baseline: Baseline, fpr: Fingerprinter, scanned: Optional[set],
                    active_rules: Optional[set], report: SuppressionReport, chosen: dict) -> None:
-    if baseline.keyed != (fpr.key is not None):
+    if baseline.legacy_unkeyed:
+        report.warnings.append(SuppressionWarning(
+            "baseline-legacy-unkeyed", baseline.source,
+            "written by an older centinela without a fingerprint key: the fingerprints of its secret and "
+            "personal-data entries come from a plain digest of the datum, which a brute force over the datum's "
+            "few possible values (a phone, a CURP) inverts; treat the file as a leak if it was ever pushed, and "
+            "rewrite it with --write-baseline (with $" + FINGERPRINT_KEY_ENV + " set, the entries are keyed). "
+            "Its entries still suppress until then"))
+    elif baseline.keyed != (fpr.key is not None):
         report.warnings.append(SuppressionWarning(
             "baseline-key-mismatch", baseline.source,
             f"the baseline was written {'with' if baseline.keyed else 'without'} ${FINGERPRINT_KEY_ENV} and this run "
@@ -806,13 +863,20 @@ def _baseline_pass(findings: list[Finding], baseline: Baseline, fpr: Fingerprint
     for f in findings:                      # file order: the first occurrences use up the baselined count
         if id(f) in chosen:
             continue
-        k = (fpr(f), f.rule_id, fpr.repo_path(f.path))
+        path = scrub_path(fpr.repo_path(f.path))
+        k = (fpr(f), f.rule_id, path)
+        if left.get(k, 0) <= 0 and baseline.legacy_unkeyed and f.kind in SENSITIVE_KINDS and fpr.key is None:
+            legacy = fpr.legacy(f)
+            if legacy is not None:
+                k = (legacy, f.rule_id, path)
         if left.get(k, 0) > 0:
             left[k] -= 1
             chosen[id(f)] = ("baseline", f"in the baseline {Path(baseline.source).name} (accepted when centinela "
                                          f"was adopted)")
+    scanned_shown = {scrub_path(p) for p in scanned} if scanned is not None else None
     fixed = sum(n for (fp, rule, path), n in left.items()
-                if n > 0 and (scanned is None or path in scanned) and (active_rules is None or rule in active_rules))
+                if n > 0 and (scanned_shown is None or path in scanned_shown)
+                and (active_rules is None or rule in active_rules))
     report.baseline_fixed = fixed
     if fixed:
         report.warnings.append(SuppressionWarning(
@@ -851,7 +915,7 @@ def apply_suppressions(
     Any earlier `extra["suppressed"]` is cleared first, so calling it again gives the same result.
     """
     today = today or _dt.date.today()
-    fpr = Fingerprinter(path_of, text_of, key)
+    fpr = Fingerprinter(path_of, text_of, key, findings)
     report = SuppressionReport()
     ordered = sorted(findings, key=Finding.sort_key)
     for f in ordered:

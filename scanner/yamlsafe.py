@@ -1,12 +1,29 @@
-"""Safe YAML loading: libyaml's C parser when PyYAML has it, and a content-addressed cache for large files.
+"""The one way centinela reads YAML: plain data only, no aliases, bounded size and depth, and a bounded cache.
 
-`CSafeLoader` is `SafeLoader` with the scanner and parser in C: the same safe constructors, so only plain
-data comes out. PyYAML still builds the objects in Python, which dominates on a large golden set (an 11.5 MB
-judgments.yaml of 10,000 cases took 4 s here). A file over `CACHE_MIN_BYTES` is therefore cached after its
-first parse as JSON (dates and date-times tagged, so the loaded data is identical), under the sha256 of its
-text, in `$CENTINELA_CACHE_DIR` (default `$XDG_CACHE_HOME/centinela`, else `~/.cache/centinela`). The cache is
-never trusted for anything but a byte-identical file, never written inside a fixture tree, written
-atomically, ignored when unreadable, and off with `CENTINELA_NO_CACHE=1`.
+Every YAML file the tool reads (rule packs, the personal-data lists, golden cases, families, judgments, a pool
+review file, the allowlist, the corpus's known gaps, recorded cassettes) comes through `read_yaml(path, ...)`,
+`safe_load(text, ...)` or, where the nodes' positions matter (`scanner.exchanges.yamltext`), `compose(text, ...)`:
+
+- **Safe constructors only** (`CSafeLoader`, libyaml's C parser when PyYAML has it, else `SafeLoader`): no
+  Python objects come out.
+- **No aliases.** `*name` lets a few hundred KB of YAML stand for gigabytes of data ("billion laughs"): the
+  objects are shared in memory, but anything that walks or serialises them (the scorer, the cache, JSON output)
+  pays for every copy. No file of ours needs one, so an alias is refused (`YamlRefused`) before anything is
+  built. It is found on the composed node graph (a node reached twice), which works with the C parser too.
+- **At most `MAX_DEPTH` levels of nesting** (libyaml stops at 1,000 itself, but the pure-Python composer and
+  anything recursive downstream would overflow first), and **at most `max_bytes`** (`DATA_FILE_BYTES` unless
+  the caller says less: rule files are 1 MB).
+- Optionally **unique keys**: a repeated key is refused instead of silently winning (the allowlist).
+
+Every refusal is a `yaml.YAMLError` (`YamlRefused`), so a reader's existing handling gives one line naming the
+file. Parsing large files is slow in PyYAML (an 11.5 MB judgments.yaml of 10,000 cases took 4 s here: the
+objects are built in Python), so `read_yaml(..., cache=True)` keeps the parsed data of a file over
+`CACHE_MIN_BYTES` as JSON (dates and date-times tagged, so the loaded data is identical), under the sha256 of
+its text, in `$CENTINELA_CACHE_DIR` (default `$XDG_CACHE_HOME/centinela`, else `~/.cache/centinela`). The cache
+is never trusted for anything but a byte-identical file, never written inside a fixture tree, written
+atomically, never larger than `cache_limit(len(text))` (a bigger entry is not written; a bigger file found
+there is not read), and ignored — then rebuilt — when unreadable, corrupt or oversized; off with
+`CENTINELA_NO_CACHE=1`. Nothing about the cache can make a read fail.
 """
 
 from __future__ import annotations
@@ -23,7 +40,15 @@ import yaml
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 CACHE_MIN_BYTES = 256 * 1024
-_FORMAT = f"centinela-yaml-cache/1 pyyaml/{yaml.__version__}"
+_FORMAT = f"centinela-yaml-cache/2 pyyaml/{yaml.__version__}"
+
+MAX_DEPTH = 64                          # our deepest file (a golden case) nests 5 levels
+RULE_FILE_BYTES = 1 << 20               # a rule pack's file, the personal-data lists, known gaps
+DATA_FILE_BYTES = 64 << 20              # golden set, judgments, review files (the 10,000-case bench: 11.5 MB)
+
+
+class YamlRefused(yaml.YAMLError):
+    """A YAML document the safe reader will not build: an alias, too deep, too large, a repeated key."""
 
 
 @contextmanager
@@ -40,10 +65,95 @@ def gc_paused():
             gc.enable()
 
 
-def safe_load(text: str):
-    with gc_paused():
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+def _where(node) -> str:
+    mark = getattr(node, "start_mark", None)
+    return f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
 
+
+def _check_nodes(root, unique_keys: bool) -> None:
+    """Refuse aliases (a node reached twice: the composer hands out the anchored node again for `*name`),
+    nesting deeper than MAX_DEPTH and, when asked, a key repeated in one mapping. Iterative and linear in the
+    number of distinct nodes, so a hostile graph costs what its text costs."""
+    seen: set[int] = set()
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            raise YamlRefused(f"aliases (*name) are not allowed: the node{_where(node)} is used again")
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            continue
+        if depth > MAX_DEPTH:
+            raise YamlRefused(f"nested deeper than {MAX_DEPTH} levels{_where(node)}")
+        if isinstance(node, yaml.MappingNode):
+            keys: set = set()
+            for key, value in node.value:
+                if unique_keys and isinstance(key, yaml.ScalarNode):
+                    if (key.tag, key.value) in keys:
+                        raise YamlRefused(f"repeated key {key.value!r}{_where(key)}")
+                    keys.add((key.tag, key.value))
+                stack.append((key, depth + 1))
+                stack.append((value, depth + 1))
+        else:
+            stack.extend((child, depth + 1) for child in node.value)
+
+
+def compose(text: str, *, loader=None, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool = False):
+    """(root node, plain data) of YAML text, (None, None) for an empty document; `yaml.YAMLError` for invalid
+    or refused YAML. `loader`: a subclass of the safe loader (recordings add VCR.py's plain-data tags).
+    `max_bytes` bounds the text's length in characters (a file's size is checked by `read_yaml`)."""
+    if len(text) > max_bytes:
+        raise YamlRefused(f"larger than {_size(max_bytes)}: not read")
+    parser = (loader or _Loader)(text)
+    try:
+        with gc_paused():
+            try:
+                node = parser.get_single_node()
+            except RecursionError:
+                raise YamlRefused(f"nested deeper than {MAX_DEPTH} levels") from None
+            if node is None:
+                return None, None
+            _check_nodes(node, unique_keys)
+            try:
+                return node, parser.construct_document(node)
+            except (ValueError, OverflowError, TypeError) as exc:   # a scalar its type cannot hold: 2026-13-45
+                raise YamlRefused(f"invalid value: {exc}") from None
+    finally:
+        parser.dispose()
+
+
+def safe_load(text: str, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool = False):
+    """Plain data from YAML text (None for an empty document); `yaml.YAMLError` for invalid or refused YAML."""
+    return compose(text, max_bytes=max_bytes, unique_keys=unique_keys)[1]
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MB" if n >= 1 << 20 else f"{n >> 10} KB"
+
+
+def read_text_bounded(path: Path, max_bytes: int) -> str:
+    """A file's UTF-8 text, refusing (YamlRefused) one over `max_bytes` before reading it, and never reading
+    more than `max_bytes + 1` bytes (it may grow after the check). OSError and UnicodeDecodeError pass."""
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size > max_bytes:
+            raise YamlRefused(f"larger than {_size(max_bytes)}: not read")
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise YamlRefused(f"larger than {_size(max_bytes)}: not read")
+    return data.decode("utf-8")
+
+
+def read_yaml(path: Path, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool = False, cache: bool = False):
+    """Plain data from a YAML file: OSError (unreadable), UnicodeDecodeError (not UTF-8) or `yaml.YAMLError`
+    (invalid, or refused: an alias, too deep, too large, a repeated key when `unique_keys`). With `cache`, a
+    large file goes through the parsed-data cache."""
+    text = read_text_bounded(Path(path), max_bytes)
+    if cache:
+        return load_text(text, max_bytes=max_bytes, unique_keys=unique_keys)
+    return safe_load(text, max_bytes=max_bytes, unique_keys=unique_keys)
+
+
+# --- the cache of parsed large files -----------------------------------------------------------------------
 
 def cache_dir() -> Path | None:
     if os.environ.get("CENTINELA_NO_CACHE"):
@@ -53,6 +163,12 @@ def cache_dir() -> Path | None:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "centinela"
+
+
+def cache_limit(text_chars: int) -> int:
+    """The largest cache entry kept for a YAML text of this length. Without aliases JSON is about as long as
+    the YAML it comes from (quotes, braces and date tags add; indentation goes): 4× leaves room."""
+    return 4 * text_chars + (64 << 10)
 
 
 def _encode(obj):
@@ -87,28 +203,46 @@ def _string_keys(data) -> bool:
     return True
 
 
-def load_text(text: str):
-    """Parse YAML text, through the cache when it is large."""
+def _read_cache(path: Path, limit: int):
+    """The cached data, or None when there is none usable (missing, oversized, corrupt, another format)."""
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > limit:
+                return None
+            raw = fh.read(limit + 1)
+        if len(raw) > limit:
+            return None
+        envelope = json.loads(raw.decode("utf-8"), object_hook=_decode)
+    except (OSError, ValueError, RecursionError, MemoryError):
+        return None
+    if isinstance(envelope, dict) and envelope.get("format") == _FORMAT and "data" in envelope:
+        return envelope
+    return None
+
+
+def load_text(text: str, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool = False):
+    """Parse YAML text like `safe_load`, through the cache when it is large."""
     directory = cache_dir() if len(text) >= CACHE_MIN_BYTES else None
     if directory is None:
-        return safe_load(text)
+        return safe_load(text, max_bytes=max_bytes, unique_keys=unique_keys)
     key = hashlib.sha256((_FORMAT + "\0" + text).encode("utf-8", "surrogatepass")).hexdigest()
     path = directory / f"{key}.json"
-    try:
-        with open(path, encoding="utf-8") as fh:
-            envelope = json.load(fh, object_hook=_decode)
-        if isinstance(envelope, dict) and envelope.get("format") == _FORMAT and "data" in envelope:
-            return envelope["data"]
-    except (OSError, ValueError):
-        pass
-    data = safe_load(text)
+    limit = cache_limit(len(text))
+    envelope = _read_cache(path, limit)
+    if envelope is not None:
+        return envelope["data"]
+    data = safe_load(text, max_bytes=max_bytes, unique_keys=unique_keys)
     if not _string_keys(data):
         return data               # JSON would turn other keys into strings: such a file is not cached
     try:
-        from scanner.atomic import atomic_write_text
+        from scanner.atomic import atomic_write_bytes
 
-        directory.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps({"format": _FORMAT, "data": data}, default=_encode, ensure_ascii=False))
-    except (OSError, TypeError, ValueError):
+        payload = json.dumps({"format": _FORMAT, "data": data}, default=_encode, ensure_ascii=False)
+        if len(payload) <= limit:             # characters first: no encoding of a payload too long anyway
+            encoded = payload.encode("utf-8")
+            if len(encoded) <= limit:
+                directory.mkdir(parents=True, exist_ok=True)
+                atomic_write_bytes(path, encoded)   # replaces a corrupt or oversized entry
+    except (OSError, TypeError, ValueError, RecursionError, MemoryError):
         pass                      # a cache that cannot be written (or data JSON cannot hold) is no cache
     return data

@@ -23,6 +23,19 @@ def pytest_configure(config):
     import tempfile
 
     os.environ["CENTINELA_CACHE_DIR"] = tempfile.mkdtemp(prefix="centinela-test-cache-")
+    # No fingerprint key from the user's environment or ~/.config: tests that want one set it themselves.
+    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="centinela-test-config-")
+    for name in ("CENTINELA_FINGERPRINT_KEY", "CENTINELA_FINGERPRINT_KEY_FILE"):
+        os.environ.pop(name, None)
+
+
+@pytest.fixture(autouse=True)
+def _loopback_blocked_between_tests():
+    """Loopback is blocked at the start and end of every test: a test that runs the CLI in this process
+    (`main()` allows loopback, for `serve`) must not leave it open for the tests after it."""
+    netlock.set_loopback(False)
+    yield
+    netlock.set_loopback(False)
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@
 - A deadline per attempt: on expiry the call is cancelled — the connection is aborted, the call ends, and
   `cancel()` is idempotent (a second cancel does nothing).
 - Every attempt becomes a call record with the behaviour fields (`call_id`, `attempt`, `error_class`,
-  `retryable`, `request_id` from the server's `x-centinela-request-id`).
+  `retryable`, `request_id` from the server's `x-centinela-request-id`; `sent: false` when the open breaker
+  refused it, `answered: false` when it timed out).
 
 It speaks just enough HTTP/1.1 over asyncio streams, one connection per attempt.
 """
@@ -91,7 +92,7 @@ class RefClient:
     """Talks to a Tavily-shaped API (POST /search {query}, POST /extract {urls})."""
 
     def __init__(self, base_url: str, *, max_attempts: int = 4, base_delay: float = 0.05, max_delay: float = 1.0,
-                 deadline: float = 0.3, breaker: CircuitBreaker | None = None, seed: int = 7):
+                 deadline: float = 5.0, breaker: CircuitBreaker | None = None, seed: int = 7):
         self.base_url = base_url.rstrip("/")
         parts = urlsplit(self.base_url)
         self.host, self.port, self.prefix = parts.hostname, parts.port, parts.path
@@ -136,7 +137,7 @@ class RefClient:
             record = {"op": op, "at": _now(), "call_id": call_id, "attempt": attempt}
             outcome.records.append(record)
             if not self.breaker_allows():
-                record.update(status="error", error_class="circuit_open", retryable=False)
+                record.update(status="error", error_class="circuit_open", retryable=False, sent=False)
                 outcome.status = "error"
                 return outcome
             pending = PendingCall()
@@ -144,7 +145,7 @@ class RefClient:
             try:
                 response = await asyncio.wait_for(self._send(pending, path, body, call_id, headers), self.deadline)
             except asyncio.TimeoutError:
-                record.update(status="timeout", error_class="timeout", retryable=False,
+                record.update(status="timeout", error_class="timeout", retryable=False, answered=False,
                               latency_ms=round((time.monotonic() - started) * 1000, 1))
                 self.on_deadline(pending, op, path, body, call_id)
                 outcome.status, outcome.pending = "timeout", pending

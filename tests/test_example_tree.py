@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 
-from conftest import EXAMPLE_TREE
+from conftest import EXAMPLE_TREE, REPO
 from scanner.fixtures.models import REAL_CAPTURE_CLASSES
 from scanner.fixtures.tree import infer_class
 from scanner.fixtures.verify import verify_tree
@@ -20,7 +23,7 @@ def test_example_tree_reports_only_synthetic_capture_classes():
     assert {p.code for p in report.problems} == {"synthetic_not_allowed"}
     assert sorted(p.path for p in report.problems) == expected
     assert all(e["synthetic"] is True for e in manifest.values())
-    assert report.providers == ["exa", "tavily"]
+    assert report.providers == ["exa", "firecrawl", "tavily"]
 
 
 def test_example_tree_is_otherwise_complete(tmp_path):
@@ -53,3 +56,16 @@ def test_manifest_update_infers_the_classes_the_tree_uses():
         if guessed is not None and guessed != entry["class"]:
             wrong[rel] = (guessed, entry["class"])
     assert wrong == {}
+
+
+def test_example_tree_regenerates_byte_identical(tmp_path):
+    """`fixtures/build_example.py` writes exactly the committed tree: a hand edit, or a change of the script not
+    rerun, shows up here."""
+    out = tmp_path / "web-search"
+    proc = subprocess.run([sys.executable, str(REPO / "fixtures" / "build_example.py"), "--root", str(out)],
+                          capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr
+    ours = sorted(p.relative_to(EXAMPLE_TREE) for p in EXAMPLE_TREE.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file()) == ours
+    for rel in ours:
+        assert (out / rel).read_bytes() == (EXAMPLE_TREE / rel).read_bytes(), f"{rel} differs: rerun fixtures/build_example.py"

@@ -147,6 +147,6 @@ def _regressions():
 
 @pytest.mark.parametrize("target, path", _regressions(), ids=lambda v: v.name if isinstance(v, Path) else v)
 def test_fuzz_regression(target, path):
-    started = time.monotonic()
+    started = time.process_time()      # CPU seconds of this process: other jobs on the machine do not count
     targets.FUNCTIONS[target](path.read_bytes())
-    assert time.monotonic() - started < 20, "a regression input must load in linear time"
+    assert time.process_time() - started < 20, "a regression input must load in linear time"

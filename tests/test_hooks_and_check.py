@@ -105,7 +105,7 @@ def test_check_fails_on_the_example_tree_for_the_documented_reasons(tmp_path):
                            "--format", "json"], capture_output=True, text=True)
     assert proc.returncode == 1
     parts = {p["name"]: p for p in json.loads(proc.stdout)["parts"]}
-    assert parts["manifest verify"]["summary"] == "69 problem(s): synthetic_not_allowed"
+    assert parts["manifest verify"]["summary"] == "98 problem(s): synthetic_not_allowed"
     assert parts["redact --check"]["ok"] is True
     assert "format_tables_ocr" in parts["scan"]["summary"]
 

@@ -54,7 +54,7 @@ def test_loopback_is_blocked_unless_a_test_opts_in(loopback):
     server.listen(1)
     port = server.getsockname()[1]
     try:
-        client = socket.create_connection(("127.0.0.1", port), timeout=2)
+        client = socket.create_connection(("127.0.0.1", port), timeout=30)
         client.close()
     finally:
         server.close()

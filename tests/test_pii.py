@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -489,32 +488,8 @@ def _presidio():
     return engine
 
 
-def test_speed_and_findings_against_presidio_on_real_pages(real_html, capsys):
-    """PiiScanner on the visible text of the real pages vs Presidio's AnalyzerEngine on the same text."""
-    from scanner.pii.baseline import visible_text
-
-    texts = [visible_text(d) for d in real_html]
-    docs = [load_bytes(t.encode("utf-8"), f"{d.path}.txt") for t, d in zip(texts, real_html)]
-    engine = _presidio()
-    SCANNER.scan(docs[0])
-    t0 = time.perf_counter()
-    ours = Counter(f.entity for d in docs for f in SCANNER.scan(d))
-    t_ours = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    theirs = Counter(r.entity_type for t in texts for r in engine.analyze(t, language="es"))
-    t_presidio = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    full = Counter(f.entity for d in real_html for f in SCANNER.scan(d))
-    t_full = time.perf_counter() - t0
-    with capsys.disabled():
-        print(f"\nvisible text {sum(map(len, texts))} chars in {len(texts)} pages: PiiScanner {t_ours:.2f} s, "
-              f"Presidio AnalyzerEngine {t_presidio:.2f} s, ratio {t_presidio / t_ours:.1f}x; "
-              f"whole documents (all channels) {t_full:.2f} s")
-        print(f"  PiiScanner: {dict(sorted(ours.items()))}")
-        print(f"  Presidio:   {dict(sorted(theirs.items()))}")
-        print(f"  PiiScanner on whole documents: {dict(sorted(full.items()))}")
-    assert t_presidio >= 3 * t_ours
-    assert t_presidio >= 3 * t_full
+# PiiScanner against Presidio's AnalyzerEngine on the real pages, in time: `make bench` (bench/run.py full), never
+# a test (a ratio of times is noise on a loaded machine). What each finds there is printed by the bench too.
 
 
 NOT_DETECTIONS = {"LOCATION", "ORGANIZATION", "DATE_TIME", "NRP", "URL"}

@@ -8,6 +8,7 @@ what GitHub requires beyond the schema (research notes §1).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
 from pathlib import Path
@@ -20,7 +21,7 @@ from scanner import __version__
 from scanner.evidence import mask
 from scanner.findings import Finding
 from scanner.fingerprint import (
-    FINGERPRINT_KEY, LINE_HASH_KEY, datum_digest, finding_fingerprint, github_text, line_hashes,
+    FINGERPRINT_KEY, LINE_HASH_KEY, datum_digest, finding_fingerprint, github_text, keyed_fingerprint, line_hashes,
     primary_location_line_hash, stable_fingerprint,
 )
 from scanner.injection.engine import InjectionScanner
@@ -278,16 +279,17 @@ def test_stable_fingerprint_properties():
     assert fp != stable_fingerprint("INJ001", "fixtures/a.html", "ignora todo")
 
 
-def test_stable_fingerprint_of_a_datum_never_holds_a_plain_hash():
-    fp = stable_fingerprint("PII001", "a.json", EMAIL, sensitive=True)
+def test_a_datum_is_hashed_only_under_a_key():
+    fp = keyed_fingerprint("PII001", "a.json", EMAIL, b"k1" * 8)
     plain = hashlib.sha256(EMAIL.encode()).hexdigest()
     assert EMAIL not in fp and plain not in fp
-    assert datum_digest(EMAIL) == hashlib.sha256(b"centinela-fp\0" + EMAIL.encode()).hexdigest()
-    assert datum_digest(EMAIL) != plain
+    assert datum_digest(EMAIL, b"k1" * 8) == hmac.new(b"k1" * 8, b"centinela-fp\0" + EMAIL.encode(),
+                                                       hashlib.sha256).hexdigest()
     # with a key (HMAC) the value cannot be recomputed from a guessed datum without the key
-    assert stable_fingerprint("PII001", "a.json", EMAIL, sensitive=True, key=b"k1") != fp
-    assert stable_fingerprint("PII001", "a.json", EMAIL, sensitive=True, key=b"k1") != \
-        stable_fingerprint("PII001", "a.json", EMAIL, sensitive=True, key=b"k2")
+    assert keyed_fingerprint("PII001", "a.json", EMAIL, b"k2" * 8) != fp
+    # there is no unkeyed digest of a datum at all
+    with pytest.raises(ValueError):
+        datum_digest(EMAIL, None)
     # the sensitive digest is not the injection one
     assert fp != stable_fingerprint("PII001", "a.json", EMAIL)
 
@@ -497,8 +499,8 @@ def test_upload_limit_keeps_the_most_severe(tmp_path):
     # among equally severe levels the higher security-severity wins: PII004 (9.0) over PII003 (7.0)
     one = run_of(sarif_of(findings, tmp_path, rules=rules, max_results=1))["results"]
     assert [r["ruleId"] for r in one] == ["PII004"]
-    # at the default limit nothing is dropped and nothing is said
-    assert "properties" not in run_of(sarif_of(findings, tmp_path, rules=rules))
+    # at the default limit nothing is dropped and nothing is said (but how the datum fingerprints were made)
+    assert run_of(sarif_of(findings, tmp_path, rules=rules))["properties"] == {"datumFingerprints": "datum-omitted"}
 
 
 def test_suppressed_findings_left_out_or_marked(tmp_path):
@@ -573,21 +575,27 @@ def test_fingerprints_survive_a_line_added_above(tmp_path):
     assert r3["partialFingerprints"][FINGERPRINT_KEY] == r1["partialFingerprints"][FINGERPRINT_KEY]  # ours: no
 
 
-def test_datum_fingerprint_survives_a_line_added_above_and_is_per_datum(tmp_path):
+def test_datum_fingerprint_survives_a_line_added_above_and_is_per_datum_under_a_key(tmp_path):
     v1 = '{\n  "a": 1,\n  "x-api-key": "' + SECRET + '"\n}\n'
     v2 = v1.replace('"a": 1,', '"a": 1,\n  "b": 2,')
     other = v1.replace(SECRET, SECRET[:-1] + "Z")
-    out = []
+    key = b"a CI secret, never committed"
+    out, unkeyed = [], []
     for i, text in enumerate((v1, v2, other)):
         root = tmp_path / f"d{i}"
         write(root, "k.json", text)
         secret = text.split('"x-api-key": "')[1].split('"')[0]
         f = hand_finding(text, secret, rule_id="SEC002", kind="secret", entity="API_KEY", path="k.json")
-        out.append(only(sarif_of([f], root, rules=[SECRET_RULE]))["partialFingerprints"])
-    assert out[0] == out[1]
-    # same masked evidence, different secret: our key tells them apart
+        out.append(only(sarif_of([f], root, rules=[SECRET_RULE], fingerprint_key=key))["partialFingerprints"])
+        unkeyed.append(only(sarif_of([f], root, rules=[SECRET_RULE]))["partialFingerprints"])
+    assert out[0] == out[1] and unkeyed[0] == unkeyed[1]
+    # same masked evidence, different secret: the key tells them apart
     assert out[2][FINGERPRINT_KEY] != out[0][FINGERPRINT_KEY]
-    assert out[0][FINGERPRINT_KEY].split(":")[0] == stable_fingerprint("SEC002", "k.json", SECRET, sensitive=True)
+    assert out[0][FINGERPRINT_KEY].split(":")[0] == keyed_fingerprint("SEC002", "k.json", SECRET, key)
+    # without a key the datum is left out: same mask, same place, same value (and no guess can be tested)
+    assert unkeyed[2][FINGERPRINT_KEY] == unkeyed[0][FINGERPRINT_KEY] != out[0][FINGERPRINT_KEY]
+    # the line hash never covers the secret: it is the hash of the line once redacted
+    assert unkeyed[2][LINE_HASH_KEY] == unkeyed[0][LINE_HASH_KEY] == out[0][LINE_HASH_KEY]
 
 
 def test_duplicates_in_one_file_get_occurrence_numbers(tmp_path):

@@ -39,14 +39,15 @@ def test_example_run_is_what_the_builder_writes(tmp_path):
 def test_score_example_run(tmp_path, capsys):
     assert _exit(["score", str(EXAMPLE_TREE), "--run", str(EXAMPLE_RUN), "--out", str(tmp_path)]) == 0
     report = json.loads((tmp_path / "report.json").read_text())
-    assert report["ranking"] == ["tavily"]
+    assert report["ranking"] == ["tavily", "firecrawl"]       # firecrawl's credits cost more per useful answer
     assert report["disqualified"][0]["provider"] == "exa"
     reasons = " ".join(report["disqualified"][0]["reasons"])
     assert "citation_coverage" in reasons and "abstention" in reasons
     assert report["providers"]["tavily"]["gates"]["cost_divergence"] == "pass"
+    assert all(v == "pass" for v in report["providers"]["firecrawl"]["gates"].values())
     assert report["providers"]["exa"]["gates"]["cost_divergence"] == "pending"
     contra = {p: d["contradictory"][0]["status"] for p, d in report["providers"].items()}
-    assert contra == {"tavily": "linked", "exa": "single_claim"}
+    assert contra == {"tavily": "linked", "exa": "single_claim", "firecrawl": "linked"}
     # every prompt-injection fixture of the tree is judged for each provider, and contained
     for d in report["providers"].values():
         assert len(d["injection_documents"]) == 9 and all(x["contained"] for x in d["injection_documents"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -423,9 +422,7 @@ EXPECTED_REAL = {("traf__emotion.de.selfcare.html", "SEC007"): 5, ("traf__elmost
 def test_real_pages():
     paths = realdata_html()
     docs = [load_path(p) for p in paths]
-    t0 = time.perf_counter()
-    results = [SCANNER.scan(d) for d in docs]
-    elapsed = time.perf_counter() - t0
+    results = [SCANNER.scan(d) for d in docs]      # its speed: `make bench` (bench/run.py secret)
     counts: dict = {}
     for path, doc, findings in zip(paths, docs, results):
         for f in findings:
@@ -438,8 +435,7 @@ def test_real_pages():
     if len(paths) == 37:
         assert counts == EXPECTED_REAL
     print(f"\nsecret scan of {len(docs)} real pages ({sum(len(d.text) for d in docs) / 1e6:.1f} M chars, "
-          f"{sum(len(d.units) for d in docs)} units): {elapsed:.3f} s, {sum(counts.values())} findings {counts}")
-    assert elapsed < 5.0
+          f"{sum(len(d.units) for d in docs)} units): {sum(counts.values())} findings {counts}")
 
 
 def test_pdf_text_finding_is_positioned_on_its_page():

@@ -21,6 +21,8 @@ import json
 import re
 import zlib
 
+from scanner import jsonsafe
+
 MAX_DECODED_BYTES = 64 * 1024 * 1024     # a decompressed body larger than this is not decoded
 
 _WS = re.compile(rb"[ \t\r\n]+")
@@ -60,7 +62,7 @@ def chunk_list(text: str) -> list[str] | None:
     if not (stripped.startswith("[") and stripped.endswith("]")):
         return None
     try:
-        value = json.loads(stripped)
+        value = jsonsafe.loads(stripped, finite=False)
     except ValueError:
         return None
     if isinstance(value, list) and value and all(isinstance(c, str) for c in value):

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from scanner import jsonsafe
 from scanner.exchanges.bodies import (
     BASE64_CHUNKS, HEX_CHUNKS, TEXT, BodyError, compression_of, decode_transfer, decompress,
 )
@@ -106,7 +107,7 @@ class Body:
         stripped = text.lstrip()
         if stripped.startswith(("{", "[")) or "json" in mime:
             try:
-                return json.loads(text)
+                return jsonsafe.loads(text, finite=False)   # bounded depth: the adapters walk it
             except ValueError:
                 if "json" in mime and stripped:
                     problems.append(f"{which} body is declared JSON but does not parse")

@@ -1,8 +1,8 @@
 """YAML read safely, with every string's exact place in the text.
 
 `read_nodes(text)` is the one place a recording's YAML is read: the safe loader of `scanner.yamlsafe` (libyaml's
-C parser when present), no aliases (a node reached twice is refused: "billion laughs"), at most `MAX_DEPTH`
-levels and `MAX_CHARS` characters. Keep it the only function that reads YAML here, so it can follow the
+C parser when present), no aliases (a node reached twice is refused: "billion laughs"), at most 64 levels
+(`yamlsafe.MAX_DEPTH`) and `MAX_CHARS` characters. Keep it the only function that reads YAML here, so it can follow the
 shared safe loader when that one changes.
 
 PyYAML's nodes carry start and end marks (character offsets, the same with the C and the Python parser once
@@ -25,10 +25,9 @@ import yaml
 
 from scanner.loaders.json_positions import JsonString
 from scanner.offsetmap import OffsetMap, PieceBuilder
-from scanner.yamlsafe import _Loader as SafeLoader, gc_paused
+from scanner.yamlsafe import _Loader as SafeLoader, compose
 
 MAX_CHARS = 64 * 1024 * 1024
-MAX_DEPTH = 64
 STR_TAG = "tag:yaml.org,2002:str"
 BINARY_TAG = "tag:yaml.org,2002:binary"
 # VCR.py's own cassette loader also takes these plain-data tags (cassettes written under Python 2 use them).
@@ -44,10 +43,6 @@ _RUNS = {"": re.compile(r"[^ \t\r\n\x85\u2028\u2029]+"), "'": re.compile(r"[^ \t
 _LINE_END = re.compile(r"[\r\n\x85\u2028\u2029]")
 
 
-class YamlRefused(yaml.YAMLError):
-    """YAML the safe reader will not build: an alias, too deep, too large."""
-
-
 class _CassetteLoader(SafeLoader):
     """The safe loader plus VCR.py's plain-data tags: `python/unicode` and `python/str` are strings,
     `python/tuple` a list. Nothing else that names Python (objects, `apply`) is constructed."""
@@ -60,43 +55,8 @@ _CassetteLoader.add_constructor("tag:yaml.org,2002:python/tuple", SafeLoader.con
 
 def read_nodes(text: str):
     """(root node, plain data) of a YAML text; (None, None) for an empty document. `yaml.YAMLError` for invalid
-    or refused YAML."""
-    if len(text) > MAX_CHARS:
-        raise YamlRefused(f"larger than {MAX_CHARS >> 20} MB: not read")
-    loader = _CassetteLoader(text)
-    try:
-        with gc_paused():
-            try:
-                node = loader.get_single_node()
-            except RecursionError:
-                raise YamlRefused(f"nested deeper than {MAX_DEPTH} levels") from None
-            if node is None:
-                return None, None
-            _check(node)
-            return node, loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-def _check(root) -> None:
-    seen: set[int] = set()
-    stack = [(root, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if id(node) in seen:
-            m = node.start_mark
-            raise YamlRefused(f"aliases (*name) are not allowed (line {m.line + 1}, column {m.column + 1})")
-        seen.add(id(node))
-        if isinstance(node, yaml.ScalarNode):
-            continue
-        if depth > MAX_DEPTH:
-            raise YamlRefused(f"nested deeper than {MAX_DEPTH} levels")
-        if isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                stack.append((k, depth + 1))
-                stack.append((v, depth + 1))
-        else:
-            stack.extend((child, depth + 1) for child in node.value)
+    or refused YAML (scanner.yamlsafe's bounds: no aliases, 64 levels, MAX_CHARS characters)."""
+    return compose(text, loader=_CassetteLoader, max_bytes=MAX_CHARS)
 
 
 # --- the strings of a document, with pointers ------------------------------------------------------------------

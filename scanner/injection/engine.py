@@ -13,20 +13,20 @@ import json
 import binascii
 import bisect
 import itertools
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from scanner import rx
 from scanner.findings import Finding
 from scanner.injection.predicates import PREDICATES
 from scanner.injection.signals import CompiledLexicon, UnitText
 from scanner.rulepack import Rule, load_pack
 from scanner.units import Channel, Document
 
-_TAG_RUN = re.compile("[\U000e0020-\U000e007e]{2,}")
-_ZW_RUN = re.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
-_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])")
-_SENTENCE_END = re.compile(r"[.!?\n]")
+_TAG_RUN = rx.compile("[\U000e0020-\U000e007e]{2,}")
+_ZW_RUN = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
+_B64_RUN = rx.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])")
+_SENTENCE_END = rx.compile(r"[.!?\n]")
 _EMOJI_BEFORE_TAGS = "\U0001f3f4"            # 🏴: subdivision flags are written with tag characters
 EVIDENCE_MAX = 200
 
@@ -123,8 +123,8 @@ INLINE_TAGS = frozenset({
     "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "label", "mark", "q",
     "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr", "big", "tt", "strike",
 })
-_TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)")
-_TAG = re.compile(r"<[^>]*>")
+_TAG_NAME = rx.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)")
+_TAG = rx.compile(r"<[^>]*>")
 
 
 _STANDALONE = frozenset({Channel.JSON_STRING, Channel.JSON_KEY})

@@ -8,8 +8,8 @@ and clause-start anchors dropped). Only pages with a trigger, hidden-Unicode mat
 decodes to text, or an AI-configuration key in JSON-LD are loaded and scanned in full. A page the
 prefilter passes cannot show any gated signal; tests check that on every rule example and corpus entry.
 
-When google-re2 is missing or a pattern cannot be expressed in RE2, the prefilter is off and every page
-takes the full path: slower, never less exact.
+When a pattern cannot be expressed in RE2, the prefilter is off and every page takes the full path: slower,
+never less exact. The page-level regexes below run with RE2 too (scanner.rx).
 """
 
 from __future__ import annotations
@@ -20,25 +20,26 @@ import html
 import re
 import unicodedata
 
-from scanner.rulepack import Lexicon
+import re2
 
-try:  # optional at import time: without it the prefilter switches itself off
-    import re2  # type: ignore
-except ImportError:  # pragma: no cover
-    re2 = None
+from scanner import rx
+from scanner.rulepack import Lexicon
 
 # Characters the ASCII folding below would lose or mis-read: look-alike letters from other scripts, tag
 # characters, long runs of invisible characters. A page with any of them takes the full path.
-_SUSPICIOUS = re.compile("[\u0250-\u02af\u0131\u0370-\u03ff\u0400-\u052f\u0530-\u058f\U000e0000-\U000e007f]")
-_INVISIBLE_CHAR = re.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
-_INVISIBLE_RUN = re.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
-_RAW_BLOCKS = re.compile(r"<(script|style)\b([^>]*)>.*?</\1\s*>", re.S | re.I)
-_TAGS = re.compile(r"<[^>]*>")
-_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
-_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
-_LD_BLOCK = re.compile(r"<script\b[^>]*ld\+json[^>]*>(.*?)</script", re.S | re.I)
+_SUSPICIOUS = rx.compile("[\u0250-\u02af\u0131\u0370-\u03ff\u0400-\u052f\u0530-\u058f\U000e0000-\U000e007f]")
+_INVISIBLE_CHAR = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
+_INVISIBLE_RUN = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
+# <script …>…</script> and <style …>…</style> (the attributes in group sattrs / tattrs); "script" not followed by
+# a word character, as \b said before (RE2 has no backreference to the tag name).
+_RAW_BLOCKS = rx.compile(r"<(?:script(?P<sattrs>(?:[^>\w][^>]*)?)>.*?</script"
+                         r"|style(?P<tattrs>(?:[^>\w][^>]*)?)>.*?</style)\s*>", re.S | re.I)
+_TAGS = rx.compile(r"<[^>]*>")
+_JSON_ESCAPE = rx.compile(r"\\u([0-9a-fA-F]{4})")
+_B64 = rx.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
+_LD_BLOCK = rx.compile(r"<script[^>\w][^>]*ld\+json[^>]*>(.*?)</script", re.S | re.I)
 # A JSON key naming AI configuration (keys are short: the search stays within 80 characters of a quote).
-_LD_CONFIG_KEY = re.compile(
+_LD_CONFIG_KEY = rx.compile(
     r'"[^"\n]{0,80}?(?:instruc|prompt|system|sistema|directiv|ai[_\-]?note|note[_\-]?for|llm|assistant|asistente|'
     r'agent[_\-]?note|model[_\-]?note|for[_\-]?ai|para[_\-]?(?:la[_\-]?)?ia)[^"\n]{0,80}"\s*:', re.I)
 _LOOKAROUND_OPENERS = ("(?!", "(?<!", "(?=", "(?<=")
@@ -104,8 +105,6 @@ class Prefilter:
             from scanner.injection.model_screen import ModelScreen
 
             self.model_screen = ModelScreen(learned)
-        if re2 is None:
-            return
         patterns = [relax(p) for name, g in lexicon.groups.items() if name not in exempt for p in g.patterns]
         options = re2.Options()
         options.max_mem = 256 << 20
@@ -165,5 +164,6 @@ class Prefilter:
         return False
 
 
-def _keep_json_ld(m: re.Match) -> str:
-    return m.group(0) if "ld+json" in m.group(2).lower() else " "
+def _keep_json_ld(m: rx.Match) -> str:
+    attrs = m.group("sattrs") if m.group("sattrs") is not None else m.group("tattrs")
+    return m.group(0) if "ld+json" in attrs.lower() else " "

@@ -6,11 +6,11 @@ A conjunction holds only when its groups match NEAR each other (within the lexic
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from scanner import rx
 from scanner.normalize import Normalized, normalize
-from scanner.rulepack import Lexicon
+from scanner.rulepack import LEXICON_FLAGS, Lexicon, group_regex
 
 GATE_EXEMPT = ("directive", "imperative", "claim")  # groups too common to gate on (see CompiledLexicon.triggers)
 _OPENING_QUOTES = "«\"“‘'„‹"
@@ -28,14 +28,15 @@ class CompiledLexicon:
     def __init__(self, lexicon: Lexicon):
         self.lexicon = lexicon
         self.window = lexicon.window
-        self.groups = {name: re.compile("|".join(f"(?:{p})" for p in g.patterns), re.M)
+        # RE2 (scanner.rx): linear time on any text, Python's matches and offsets
+        self.groups = {name: rx.compile(group_regex(g.patterns), LEXICON_FLAGS)
                        for name, g in lexicon.groups.items()}
         self.derived = lexicon.derived
         self.signals = lexicon.signals
         # A text with none of these cannot show a gated signal (one whose every conjunction needs a group
         # other than the broad directive/imperative ones): one search decides most units.
-        self.triggers = re.compile("|".join(
-            f"(?:{p})" for name, g in lexicon.groups.items() if name not in GATE_EXEMPT for p in g.patterns), re.M)
+        self.triggers = rx.compile(group_regex(
+            p for name, g in lexicon.groups.items() if name not in GATE_EXEMPT for p in g.patterns), LEXICON_FLAGS)
         self.gated = {
             name: all(any(self._base(g) not in GATE_EXEMPT for g in conj) for conj in alts)
             for name, alts in lexicon.signals.items()
@@ -46,8 +47,8 @@ class CompiledLexicon:
 
     def groups_in(self, text: str) -> dict[str, list[Evidence]]:
         found: dict[str, list[Evidence]] = {}
-        for name, rx in self.groups.items():
-            hits = [Evidence(name, m.start(), m.end()) for m in rx.finditer(text) if m.end() > m.start()]
+        for name, group in self.groups.items():
+            hits = [Evidence(name, m.start(), m.end()) for m in group.finditer(text) if m.end() > m.start()]
             if hits:
                 found[name] = hits
         for name, d in self.derived.items():

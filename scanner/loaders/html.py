@@ -12,6 +12,7 @@ import html as _html
 import re
 from dataclasses import dataclass
 
+from scanner import rx
 from scanner.loaders import css as _css
 from scanner.loaders.html_tokens import COMMENT, END, RAWTEXT, RCDATA, START, TEXT, VOID, read_attrs, scan
 from scanner.offsetmap import IdentityMap, OffsetMap, PieceBuilder
@@ -28,7 +29,7 @@ TEXT_ATTRIBUTES = frozenset({
 # strings end up.
 LINK_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "cite", "poster", "srcset", "data", "background",
                              "longdesc", "ping", "xlink:href"})
-_CHARREF = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
+_CHARREF = rx.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+?(?:charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)|content\s*=\s*["'][^"']*?charset\s*=\s*([a-zA-Z0-9_.:-]+))""",
     re.I,

@@ -27,6 +27,7 @@ import itertools
 import logging
 import types
 import zlib
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
@@ -51,9 +52,29 @@ Fill = Optional[tuple[float, ...]]
 
 INFO_KEYS = ("Author", "Title", "Subject", "Keywords", "Creator", "Producer")
 
-# A content, font or xref stream decoded past this is a decompression bomb (a few KB of nested FlateDecode can
-# unpack to gigabytes); no real page stream comes near it. The scan's --max-memory-mb caps everything else.
+# Decompression bombs (a few KB of nested FlateDecode unpack to gigabytes; a 284 KB file of several such
+# streams cost 97 s of a scan before its error). Every stream pdfminer decodes while we read a PDF — content,
+# form XObjects, fonts, CMaps, object and xref streams; images are never decoded — goes through bounded
+# decoders that stop the moment a stage's output passes what is allowed, so a bomb costs about what a real
+# file of its size costs, not the whole per-file budget. Allowed (measured on the 31 real and example PDFs
+# here: all streams together decode to at most 4.4× the file's size, a content stream to at most 12.5× its
+# encoded size, an xref stream to 124× but 9.5 KB):
+# - one stream, at each stage of its filter chain: max(STREAM_FLOOR, STREAM_RATIO × its encoded size), and
+#   never more than MAX_STREAM_BYTES;
+# - the document, every stage of every stream counted: max(DOCUMENT_FLOOR, DOCUMENT_RATIO × the file's size),
+#   at most MAX_DOCUMENT_BYTES;
+# - content handed to the interpreter, which is what costs (about 10–20 µs a byte of dense operators here):
+#   max(INTERPRET_FLOOR, INTERPRET_RATIO × the file's size), a form counted each time it is drawn, so
+#   re-drawing a small form (or forms drawing each other) cannot stand in for a large stream (real files:
+#   at most 4.4× their size).
 MAX_STREAM_BYTES = 256 * 1024 * 1024
+STREAM_RATIO = 100
+STREAM_FLOOR = 1 << 20
+DOCUMENT_RATIO = 16
+DOCUMENT_FLOOR = 8 << 20
+MAX_DOCUMENT_BYTES = 512 << 20
+INTERPRET_RATIO = 8
+INTERPRET_FLOOR = 1 << 20
 
 # Exact union of image rectangles costs O(n² log n); past this many images per page we use the largest one.
 _MAX_IMAGES_FOR_UNION = 300
@@ -149,6 +170,21 @@ class _Interpreter(PDFPageInterpreter):
         gs = self.graphicstate
         interp._inherited = (self.textstate.render, gs.ncs, gs.ncolor, getattr(gs, "alpha", 1.0))
         return interp
+
+    def execute(self, streams: Any) -> None:
+        # Content handed to the interpreter counts against the document's budget each time it is run: a small
+        # form drawn thousands of times (or nested forms drawing each other) costs what its size says.
+        budget = _BUDGET.get()
+        if budget is not None:
+            for obj in streams:
+                try:
+                    size = len(pdfminer.pdftypes.stream_value(obj).get_data())
+                except StreamTooLarge:
+                    raise
+                except Exception:        # pdfminer reports a broken stream its own way
+                    continue
+                budget.interpret(size)
+        super().execute(streams)
 
     def do_gs(self, name: Any) -> None:
         try:
@@ -437,86 +473,259 @@ def quiet_pdfminer() -> Iterator[None]:
 
 
 class StreamTooLarge(Exception):
-    """A PDF stream decodes to more than MAX_STREAM_BYTES."""
+    """A PDF's streams decode (or its content is interpreted) past what DecodeBudget allows."""
+
+
+@dataclass
+class DecodeBudget:
+    """What the streams of one PDF may decode to, in all, and what of it may be interpreted as content."""
+
+    limit: int                  # decoded bytes, all stages of all streams
+    interpret_limit: int = MAX_DOCUMENT_BYTES
+    decoded: int = 0            # bytes out of every decoding stage of every stream so far
+    interpreted: int = 0        # bytes of content streams handed to the interpreter so far
+    exceeded: Optional[str] = None
+
+    @classmethod
+    def for_file(cls, size: int) -> "DecodeBudget":
+        return cls(min(MAX_DOCUMENT_BYTES, max(DOCUMENT_FLOOR, DOCUMENT_RATIO * size)),
+                   min(MAX_DOCUMENT_BYTES, max(INTERPRET_FLOOR, INTERPRET_RATIO * size)))
+
+    def stage_limit(self, encoded: int) -> int:
+        """The most one decoding stage of a stream of `encoded` bytes may produce now."""
+        return max(0, min(MAX_STREAM_BYTES, max(STREAM_FLOOR, STREAM_RATIO * encoded), self.limit - self.decoded))
+
+    def fail(self, reason: str) -> None:
+        self.exceeded = self.exceeded or reason
+        raise StreamTooLarge(self.exceeded)
+
+    def over(self, encoded: int) -> None:
+        """A stage of a stream of `encoded` bytes would produce more than stage_limit allows: say which bound."""
+        mb = 1 << 20
+        if self.limit - self.decoded < min(MAX_STREAM_BYTES, max(STREAM_FLOOR, STREAM_RATIO * encoded)):
+            self.fail(f"its streams decode to more than {self.limit / mb:.0f} MB in all ({DOCUMENT_RATIO}× the "
+                      f"file's size, at least {DOCUMENT_FLOOR // mb} MB)")
+        if STREAM_RATIO * encoded >= MAX_STREAM_BYTES:
+            self.fail(f"a stream decodes to more than {MAX_STREAM_BYTES // mb} MB")
+        self.fail(f"a stream of {encoded:,} bytes decodes to more than "
+                  f"{max(STREAM_FLOOR, STREAM_RATIO * encoded) / mb:.1f} MB ({STREAM_RATIO}× its size, "
+                  f"at least {STREAM_FLOOR // mb} MB)")
+
+    def charge(self, produced: int) -> None:
+        self.decoded += produced
+
+    def interpret(self, size: int) -> None:
+        if self.interpreted + size <= self.interpret_limit:
+            self.interpreted += size
+        else:
+            self.fail(f"its content is more than {self.interpret_limit / (1 << 20):.1f} MB to interpret "
+                      f"({INTERPRET_RATIO}× the file's size, at least {INTERPRET_FLOOR >> 20} MB; a form drawn "
+                      "again and again?)")
+
+
+# The budget of the PDF this context is reading, and the encoded size of the stream being decoded. Outside
+# `bounded_decoding()` both are unset and the decoders below are exactly pdfminer's.
+_BUDGET: ContextVar[Optional[DecodeBudget]] = ContextVar("centinela_pdf_budget", default=None)
+_ENCODED: ContextVar[int] = ContextVar("centinela_pdf_encoded", default=0)
+
+
+@contextlib.contextmanager
+def bounded_decoding(budget: DecodeBudget) -> Iterator[DecodeBudget]:
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
+def _stage() -> tuple[Optional[DecodeBudget], int]:
+    budget = _BUDGET.get()
+    return budget, (budget.stage_limit(_ENCODED.get()) if budget is not None else 0)
+
+
+def _produced(budget: Optional[DecodeBudget], out, limit: int):
+    if budget is not None:
+        if len(out) > limit:
+            budget.charge(limit)
+            budget.over(_ENCODED.get())
+        budget.charge(len(out))
+    return out
 
 
 class _BoundedZlib:
-    """What pdfminer's stream decoder sees as `zlib`: `decompress` stops at MAX_STREAM_BYTES; otherwise
-    the same results and errors as zlib.decompress (trailing bytes after the stream are ignored, a truncated
-    stream is an error)."""
+    """What pdfminer's stream decoder sees as `zlib`: `decompress` stops at the stage limit; otherwise the same
+    results and errors as zlib.decompress (trailing bytes after the stream are ignored, a truncated stream is
+    an error)."""
 
     error = zlib.error
     decompressobj = staticmethod(zlib.decompressobj)
 
     @staticmethod
     def decompress(data: bytes) -> bytes:
+        budget, limit = _stage()
+        if budget is None:
+            return zlib.decompress(data)
         d = zlib.decompressobj()
-        out = d.decompress(data, MAX_STREAM_BYTES + 1)
-        if len(out) > MAX_STREAM_BYTES:
-            raise StreamTooLarge()
+        out = d.decompress(data, limit + 1)
+        if len(out) > limit:
+            _produced(budget, out, limit)            # raises: not one byte more is decoded
         if not d.eof:
             raise zlib.error("Error -5 while decompressing data: incomplete or truncated stream")
+        budget.charge(len(out))
         return out
 
 
 def _bounded_corrupted(data: bytes) -> bytes:
-    """pdfminer's decompress_corrupted (a stream whose checksum is broken: keep what decodes), in linear
-    time (pdfminer's concatenates bytes in a loop) and bounded."""
+    """pdfminer's decompress_corrupted (a stream whose checksum is broken: keep what decodes, unless the error
+    comes before the last 3 bytes), in linear time — pdfminer feeds it byte by byte and concatenates — and
+    bounded: 4 KB at a time, byte by byte only inside the 4 KB that fails."""
+    budget, limit = _stage()
     d = zlib.decompressobj()
     out = bytearray()
-    i = 0
-    try:
-        for i in range(len(data)):
-            out += d.decompress(data[i:i + 1])
-            if len(out) > MAX_STREAM_BYTES:
-                raise StreamTooLarge()
-    except zlib.error:
-        if i < len(data) - 3:        # not yet in the checksum: pdfminer lets it propagate too
-            raise
-    return bytes(out)
+    pos = 0
+    while pos < len(data):
+        chunk = data[pos:pos + 4096]
+        saved = d.copy()
+        try:
+            out += d.decompress(chunk)
+        except zlib.error:
+            d = saved
+            for j in range(len(chunk)):
+                try:
+                    out += d.decompress(chunk[j:j + 1])
+                except zlib.error:
+                    if pos + j < len(data) - 3:      # not yet in the checksum: pdfminer lets it propagate too
+                        raise
+                    return bytes(_produced(budget, out, limit))
+        if budget is not None and len(out) > limit:
+            _produced(budget, out, limit)
+        pos += len(chunk)
+    return bytes(_produced(budget, out, limit))
 
 
 def _bounded_lzw(data: bytes) -> bytes:
+    budget, limit = _stage()
+    if budget is None:
+        return _PDFMINER["lzwdecode"](data)
     out = bytearray()
     for chunk in LZWDecoder(io.BytesIO(data)).run():
         out += chunk
-        if len(out) > MAX_STREAM_BYTES:
-            raise StreamTooLarge()
-    return bytes(out)
+        if len(out) > limit:
+            _produced(budget, out, limit)
+    return bytes(_produced(budget, out, limit))
+
+
+def _bounded_runlength(data: bytes) -> bytes:
+    """RunLengthDecode (PDF 1.7 §7.4.5) with bytes operations and the stage limit; pdfminer's builds a list
+    of ints. The same output for valid data; data that ends inside a run is an error, as in pdfminer."""
+    budget, limit = _stage()
+    if budget is None:
+        return _PDFMINER["rldecode"](data)
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        length = data[i]
+        i += 1
+        if length == 128:
+            break
+        if length < 128:
+            if i + length + 1 > n:
+                raise ValueError("run-length data ends inside a literal run")
+            out += data[i:i + length + 1]
+            i += length + 1
+        else:
+            if i >= n:
+                raise ValueError("run-length data ends inside a repeated run")
+            out += data[i:i + 1] * (257 - length)
+            i += 1
+        if len(out) > limit:
+            _produced(budget, out, limit)
+    return bytes(_produced(budget, out, limit))
+
+
+def _counted(name: str):
+    """An ASCII decoder (at most 4 bytes out per byte in), counted against the budget."""
+    original = _PDFMINER[name]
+
+    def decode(data: bytes) -> bytes:
+        budget, limit = _stage()
+        return _produced(budget, original(data), limit)
+    return decode
+
+
+def _ccitt_not_decoded(data: bytes, params: Any) -> bytes:
+    # A fax-coded stream is an image, and images are never decoded here; a content, font or xref stream that
+    # claims to be one is left as it is, like DCT, JBIG2 and JPX data (pdfminer's decoder is pure Python and
+    # its output size is the image's, not the stream's).
+    if _BUDGET.get() is None:
+        return _PDFMINER["ccittfaxdecode"](data, params)
+    return data
+
+
+def _decode_stream(self: Any) -> None:
+    """PDFStream.decode, with the encoded size of this stream known to the bounded decoders."""
+    budget = _BUDGET.get()
+    if budget is None:
+        return _PDFMINER["decode"](self)
+    if budget.exceeded:
+        raise StreamTooLarge(budget.exceeded)
+    token = _ENCODED.set(len(self.rawdata or b""))
+    try:
+        return _PDFMINER["decode"](self)
+    finally:
+        _ENCODED.reset(token)
+
+
+# pdfminer's decoders, replaced once by bounded ones that behave exactly like them outside bounded_decoding()
+# (no budget set in this context), so nothing changes for any other user of pdfminer, in any thread. The
+# originals are kept on pdfminer's module, so importing this module again never wraps a wrapper.
+_PDFMINER: dict = getattr(pdfminer.pdftypes, "_centinela_originals", None) or {
+    "decode": pdfminer.pdftypes.PDFStream.decode, "lzwdecode": pdfminer.pdftypes.lzwdecode,
+    "rldecode": pdfminer.pdftypes.rldecode, "ccittfaxdecode": pdfminer.pdftypes.ccittfaxdecode,
+    "ascii85decode": pdfminer.pdftypes.ascii85decode, "asciihexdecode": pdfminer.pdftypes.asciihexdecode}
+if not getattr(pdfminer.pdftypes, "_centinela_originals", None):
+    pdfminer.pdftypes._centinela_originals = _PDFMINER
+    pdfminer.pdftypes.zlib = _BoundedZlib
+    pdfminer.pdftypes.decompress_corrupted = _bounded_corrupted
+    pdfminer.pdftypes.lzwdecode = _bounded_lzw
+    pdfminer.pdftypes.rldecode = _bounded_runlength
+    pdfminer.pdftypes.ascii85decode = _counted("ascii85decode")
+    pdfminer.pdftypes.asciihexdecode = _counted("asciihexdecode")
+    pdfminer.pdftypes.ccittfaxdecode = _ccitt_not_decoded
+    pdfminer.pdftypes.PDFStream.decode = _decode_stream
 
 
 @contextlib.contextmanager
-def _bounded_streams() -> Iterator[None]:
-    # pdfminer decodes a whole stream with zlib.decompress: swap in bounded decoders while we load, and put
-    # pdfminer back as it was for anyone else.
-    module = pdfminer.pdftypes
-    saved = (module.zlib, module.decompress_corrupted, module.lzwdecode)
-    module.zlib, module.decompress_corrupted, module.lzwdecode = _BoundedZlib, _bounded_corrupted, _bounded_lzw
-    try:
-        yield
-    finally:
-        module.zlib, module.decompress_corrupted, module.lzwdecode = saved
+def reading_pdf(data: bytes, budget: Optional[DecodeBudget] = None) -> Iterator[DecodeBudget]:
+    """Quiet pdfminer and bound every stream decoded while reading `data` (a budget for its size, unless one
+    is given). Whoever reads a PDF with pdfminer does it inside this."""
+    budget = budget or DecodeBudget.for_file(len(data))
+    with quiet_pdfminer(), bounded_decoding(budget):
+        yield budget
 
 
-def load_pdf(data: bytes, path: str) -> Document:
+def load_pdf(data: bytes, path: str, budget: Optional[DecodeBudget] = None) -> Document:
     """Load a PDF's page text and metadata. Raises only LoadError (codes unparsed, encrypted,
-    format_tables_ocr, too_large)."""
-    with quiet_pdfminer(), _bounded_streams():
+    format_tables_ocr, too_large). `budget` (default: DecodeBudget.for_file) bounds what its streams decode to."""
+    with reading_pdf(data, budget) as budget:
         try:
-            return _load(data, path)
+            doc = _load(data, path)
         except LoadError:
             raise
         except StreamTooLarge:
-            raise LoadError(path, f"a stream decompresses to more than {MAX_STREAM_BYTES // (1024 * 1024)} MB "
-                                  "(a decompression bomb?): not loaded", "too_large") from None
+            pass
         except Exception as e:  # pdfminer fails on broken files with all kinds of built-in exceptions
-            raise LoadError(path, f"broken PDF: {_reason(e)}", "unparsed") from e
+            if budget.exceeded is None:
+                raise LoadError(path, f"broken PDF: {_reason(e)}", "unparsed") from e
+        if budget.exceeded is not None:   # also when pdfminer swallowed the error and went on with less
+            raise LoadError(path, f"decompression bomb? {budget.exceeded}: not loaded", "too_large") from None
+        return doc
 
 
 def open_pdf(data: bytes, path: str) -> tuple[PDFDocument, list[PDFPage], list[str]]:
     """The document, its pages (read from the page tree, not laid out) and the problems met on the way.
 
-    Raises LoadError (unparsed, encrypted) like load_pdf. Call it inside `quiet_pdfminer()`."""
+    Raises LoadError (unparsed, encrypted) like load_pdf. Call it inside `reading_pdf(data)`."""
     if not data:
         raise LoadError(path, "not a PDF (empty file)", "unparsed")
     if b"%PDF-" not in data[:1024]:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 
+from scanner import rx
 from scanner.offsetmap import OffsetMap
 from scanner.sourcetext import decode_bytes
 from scanner.units import Channel, Document, TextUnit
 
-# A paragraph runs to a blank line; lines are consumed whole (one repetition per line, not per character).
-_PARAGRAPH = re.compile(r"\S[^\n]*(?:\n(?![ \t]*(?:\r?\n|$))[^\n]*)*", re.M)
-_MD_COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.S)
+# A paragraph runs to a blank line (nothing but spaces and tabs, and a \r before its \n); lines are consumed
+# whole. A line goes on the paragraph when it holds something else: a character that is not a space, a tab, \r
+# or \n, or a \r not followed by \n. (Written without a lookahead, for RE2: scanner.rx.)
+_PARAGRAPH = rx.compile(r"\S[^\n]*(?:\n[ \t]*(?:[^ \t\r\n]|\r(?:[^\n]|\Z))[^\n]*)*")
+_MD_COMMENT = rx.compile(r"<!--(.*?)(?:-->|\Z)", re.S)
 
 
 def load_text(data: bytes, path: str) -> Document:

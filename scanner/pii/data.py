@@ -12,7 +12,9 @@ from pathlib import Path
 
 import yaml
 
+from scanner import rx
 from scanner.pii.checks import fold
+from scanner.yamlsafe import RULE_FILE_BYTES, read_yaml
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules" / "pii"
 
@@ -24,9 +26,8 @@ class PiiRulesError(Exception):
 def _load(name: str) -> dict:
     path = RULES_DIR / name
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except (OSError, yaml.YAMLError) as exc:
+        data = read_yaml(path, max_bytes=RULE_FILE_BYTES)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise PiiRulesError(f"{path}: {exc}") from None
     if not isinstance(data, dict):
         raise PiiRulesError(f"{path}: expected a mapping at the top level")
@@ -40,10 +41,10 @@ def _words(data: dict, key: str, where: str) -> list[str]:
     return [v.strip() for v in value]
 
 
-def word_regex(words: list[str]) -> re.Pattern:
-    """One pattern for a word list, matched on folded text at word boundaries; longest alternative first."""
+def word_regex(words: list[str]) -> rx.Pattern:
+    """One pattern for a word list, matched on folded text at word boundaries; longest alternative first (RE2)."""
     alts = sorted({re.escape(fold(w)) for w in words}, key=len, reverse=True)
-    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?![a-z0-9])")
+    return rx.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?![a-z0-9])")
 
 
 @dataclass(frozen=True)

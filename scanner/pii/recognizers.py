@@ -17,6 +17,10 @@ Presidio's context enhancer — or our own window test in `scanner.pii.scanner` 
 
 All patterns but the email's are case-sensitive (Presidio's default flags include IGNORECASE, which would let
 `[A-Z]` match lower case).
+
+Presidio compiles a pattern with the `regex` module (backtracking) unless it already holds a compiled one:
+`_run_with_re2` gives every pattern its RE2 program (scanner.rx, meaning what `regex` means by it), so RE2 is
+what runs on the text.
 """
 
 from __future__ import annotations
@@ -24,16 +28,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import regex
 import tldextract
 from presidio_analyzer import Pattern, PatternRecognizer
 from presidio_analyzer.predefined_recognizers import EmailRecognizer
 
+from scanner import rx
 from scanner.pii import checks
 from scanner.pii.data import context_rules
 
 LANGUAGE = "es"
-CASE_SENSITIVE = regex.DOTALL | regex.MULTILINE
+CASE_SENSITIVE = re.DOTALL | re.MULTILINE
 
 # ---------------------------------------------------------------------------------------------------------
 # patterns
@@ -50,11 +54,12 @@ _SEP = r"(?:[ \u00a0.\-]|[ \u00a0]?\n[ \u00a0]?)"   # one line break allowed: PD
 _NAT = (rf"(?:\(\d{{2}}\){_SEP}?\d{{4}}{_SEP}?\d{{4}}|\(\d{{3}}\){_SEP}?\d{{3}}{_SEP}?\d{{4}}"
         rf"|\d{{2}}{_SEP}?\d{{4}}{_SEP}?\d{{4}}|\d{{3}}{_SEP}?\d{{3}}{_SEP}?\d{{4}}"
         rf"|\d{{2}}(?:{_SEP}\d{{2}}){{4}}|\d{{3}}{_SEP}\d{{3}}{_SEP}\d{{2}}{_SEP}\d{{2}})")
+# (Every _NAT form starts with "(" and a digit or with a digit, so nothing after a prefix needs checking.)
 _MX_PREFIX = (rf"(?:(?:\+|00){_SEP}?52{_SEP}?(?:1{_SEP}?)?|\(\+?52\){_SEP}?(?:1{_SEP}?)?|52{_SEP}(?:1{_SEP})?"
-              rf"|0(?:44|45|1){_SEP}?(?=\(?\d))")
+              rf"|0(?:44|45|1){_SEP}?)")
 PHONE_MX_RE = rf"(?<![\w+/=#@])(?<!\d{_SEP})(?:{_MX_PREFIX})?{_NAT}(?!{_SEP}?\d)(?![\w@])"
 _ISEP = r"(?:[ \u00a0]?[\-\u2013.][ \u00a0]?|[ \u00a0])"
-PHONE_INTL_RE = (rf"(?<![\w+/=#@])(?<!\d{_SEP})(?:\+|00)(?!52)[1-9]\d{{0,2}}(?:{_ISEP}?\(?\d{{1,4}}\)?){{2,6}}"
+PHONE_INTL_RE = (rf"(?<![\w+/=#@])(?<!\d{_SEP})(?!\+52|0052)(?:\+|00)[1-9]\d{{0,2}}(?:{_ISEP}?\(?\d{{1,4}}\)?){{2,6}}"
                  rf"(?!{_ISEP}?\d)(?![\w@])")
 
 _LOCAL = r"[\w!#$%*+^~\-]+(?:\.[\w!#$%*+^~\-]+)*"
@@ -64,10 +69,10 @@ _AT = r"\s*(?:\[\s*(?:at|arroba)\s*\]|\(\s*(?:at|arroba)\s*\)|\{\s*(?:at|arroba)
 _DOT = r"\s*(?:\.|\[\s*(?:dot|punto)\s*\]|\(\s*(?:dot|punto)\s*\)|\s(?:punto)\s)\s*"
 EMAIL_OBFUSCATED_RE = rf"(?<![\w.+\-@])([\w.+\-]+){_AT}((?:[^\W_][\w\-]*{_DOT})+[^\W\d_]{{2,63}})(?![\w\-])"
 
-RFC_MORAL = regex.compile(RFC_MORAL_RE)
-_EMAIL = re.compile(EMAIL_RE)
-_EMAIL_OBF = re.compile(EMAIL_OBFUSCATED_RE, re.IGNORECASE)
-_DOT_NORM = re.compile(_DOT, re.IGNORECASE)
+RFC_MORAL = rx.compile(RFC_MORAL_RE, engine="regex")
+_EMAIL = rx.compile(EMAIL_RE)
+_EMAIL_OBF = rx.compile(EMAIL_OBFUSCATED_RE, re.IGNORECASE)
+_DOT_NORM = rx.compile(_DOT, re.IGNORECASE)
 
 
 def split_email(text: str) -> tuple[str, str] | None:
@@ -217,8 +222,19 @@ class OfflineEmailRecognizer(EmailRecognizer):
         return offline_tld_extract()("x@" + parts[1]).suffix != ""
 
 
+def _run_with_re2(recognizer: PatternRecognizer) -> PatternRecognizer:
+    """Hand Presidio each pattern already compiled for RE2, for the flags it runs with (it then never compiles
+    its own); a pattern RE2 cannot run raises RegexError here, at load."""
+    flags = recognizer.global_regex_flags
+    for pattern in recognizer.patterns:
+        pattern.compiled_regex = rx.compile(pattern.regex, flags, engine="regex")
+        pattern.compiled_with_flags = flags
+    return recognizer
+
+
 def mx_recognizers(language: str = LANGUAGE) -> list[PatternRecognizer]:
     """One instance of each recognizer, in the order the scanner runs them."""
-    return [OfflineEmailRecognizer(language), MxCurpRecognizer(language), MxRfcFisicaRecognizer(language),
-            MxRfcMoralRecognizer(language), MxNssRecognizer(language), MxClabeRecognizer(language),
-            MxIneClaveRecognizer(language), MxPhoneRecognizer(language)]
+    return [_run_with_re2(r) for r in (
+        OfflineEmailRecognizer(language), MxCurpRecognizer(language), MxRfcFisicaRecognizer(language),
+        MxRfcMoralRecognizer(language), MxNssRecognizer(language), MxClabeRecognizer(language),
+        MxIneClaveRecognizer(language), MxPhoneRecognizer(language))]

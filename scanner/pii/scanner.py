@@ -56,6 +56,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 
+from scanner import rx
 from scanner.doccache import cached_scan
 
 from scanner.evidence import REPLACEMENT_EMAIL, REPLACEMENT_PHONE, unit_finding
@@ -95,13 +96,13 @@ NAME_CHANNELS = frozenset({Channel.VISIBLE_TEXT, Channel.TITLE, Channel.ATTRIBUT
 VISIBLE_CHANNELS = frozenset({Channel.VISIBLE_TEXT, Channel.TITLE, Channel.PDF_TEXT, Channel.PLAIN_TEXT,
                               Channel.JSON_STRING, Channel.JSON_LD})
 
-_LINK_PHONE = re.compile(r"(?:\btel:|\bcallto:|\bsms:|wa\.me/|whatsapp\.com/send/?\?(?:[^#]*&)?phone=|[?&]phone=)"
+_LINK_PHONE = rx.compile(r"(?:\btel:|\bcallto:|\bsms:|wa\.me/|whatsapp\.com/send/?\?(?:[^#]*&)?phone=|[?&]phone=)"
                          r"(?P<num>(?:\+|%2[bB])?[\d\-.() ]*(?:%20[\d\-.() ]*)*\d)")
-_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"']+", re.I)
-_HEXISH = re.compile(r"[0-9a-f]{16,}", re.I)
+_URL = rx.compile(r"(?:https?://|www\.)[^\s<>\"']+", re.I)
+_HEXISH = rx.compile(r"[0-9a-f]{16,}", re.I)
 _PLACEHOLDER_PHONE = re.compile(re.escape(REPLACEMENT_PHONE))
 _PLACEHOLDER_EMAIL = re.compile(re.escape(REPLACEMENT_EMAIL), re.I)
-_EMAILISH = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
+_EMAILISH = rx.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 _WA = re.compile(r"wa\.me/|whatsapp", re.I)
 _NAME_WORD = r"[A-ZÁÉÍÓÚÑÜ][a-záéíóúñü]+(?:-[A-ZÁÉÍÓÚÑÜ][a-záéíóúñü]+)?"
 _PARTICLE = r"(?:de|del|la|las|los|y|van|von|da|di)"
@@ -116,14 +117,14 @@ _STREET_BEFORE = re.compile(r"(?:calle|av\.?|avenida|blvd\.?|boulevard|calzada|c
                             r"esquina|carretera|privada|cerrada|andador|prolongacion|circuito|periferico)\s*$")
 _LEGAL_FORM_AFTER = re.compile(r"\s*,?\s*(?:S\.?\s?A\.?|S\.?\s?de\s?R\.?\s?L\.?|S\.?\s?C\.|A\.\s?C\.|SAPI|"
                                r"S\.?A\.?P\.?I\.?|Inc\b|LLC\b)")
-_LOWER_WORD = re.compile(r"(?<![\w])[a-záéíóúñü]{3,}(?![\w])")
-_CHROME_CLASS = re.compile(r"(?<![a-z])(?:footer|header|navbar|nav|menu|menulist|social|topbar|top-bar|site-info|"
+_LOWER_WORD = rx.compile(r"(?<![\w])[a-záéíóúñü]{3,}(?![\w])")
+_CHROME_CLASS = rx.compile(r"(?<![a-z])(?:footer|header|navbar|nav|menu|menulist|social|topbar|top-bar|site-info|"
                            r"copyright|contentinfo|banner|navigation)(?![a-z])", re.I)
 
 
 _LINK_KEYS = ("tel:", "callto:", "sms:", "wa.me/", "whatsapp", "phone=")
 _OBFUSCATION_KEYS = ("arroba", "[at]", "(at)", "{at}", "[ at ]", "( at )", "%40")
-_OBFUSCATION_RX = re.compile(r"arroba|[\[({]\s*at\s*[\])}]|%40", re.I)
+_OBFUSCATION_RX = rx.compile(r"arroba|[\[({]\s*at\s*[\])}]|%40", re.I)
 
 
 def _may_be_obfuscated(text: str) -> bool:
@@ -219,10 +220,10 @@ def _recognizers():
     return _ENGINE["recognizers"]
 
 
-def _title_regex() -> re.Pattern:
+def _title_regex() -> rx.Pattern:
     if "titles" not in _ENGINE:
         titles = sorted((re.escape(t.rstrip(".")) for t in context_rules().titles), key=len, reverse=True)
-        _ENGINE["titles"] = re.compile(
+        _ENGINE["titles"] = rx.compile(
             rf"(?<![\w.])(?:{'|'.join(titles)})\.?\s+"
             rf"(?P<name>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,4}})")
         _ENGINE["title_end"] = re.compile(rf"(?:^|[\s(])(?:{'|'.join(titles)})\.?\s*$")
@@ -558,8 +559,8 @@ class PiiScanner:
 
     def _nearest_word(self, text: str, ps: int, pe: int, limit: int | None, before_only: bool = False):
         best = None
-        for owner, rx in (("person", self.ctx.person_words), ("company", self.ctx.company_words)):
-            for m in rx.finditer(text):
+        for owner, words in (("person", self.ctx.person_words), ("company", self.ctx.company_words)):
+            for m in words.finditer(text):
                 if ps <= m.start() < pe or ps < m.end() <= pe:
                     continue
                 if m.end() <= ps:
@@ -602,9 +603,9 @@ class PiiScanner:
                 continue
             consider(max(p[1] - e, s - p[2], 0), "person", "next to a person's name")
         window = b.text[lo:hi]
-        for rx, why in ((_PLACEHOLDER_EMAIL, "next to a redacted personal email"),
-                        (_PLACEHOLDER_PHONE, "next to a redacted personal phone")):
-            for m in rx.finditer(window):
+        for placeholder, why in ((_PLACEHOLDER_EMAIL, "next to a redacted personal email"),
+                                 (_PLACEHOLDER_PHONE, "next to a redacted personal phone")):
+            for m in placeholder.finditer(window):
                 ms, me = lo + m.start(), lo + m.end()
                 consider(max(ms - e, s - me, 0), "person", why)
         return None if best is None else (best[1], best[2])
@@ -750,8 +751,8 @@ class PiiScanner:
             want(u, 0, len(u.text), radius=0)
         for u in units:
             if u.channel in NAME_CHANNELS and (REPLACEMENT_EMAIL in u.text or REPLACEMENT_PHONE in u.text):
-                for rx in (_PLACEHOLDER_EMAIL, _PLACEHOLDER_PHONE):
-                    for m in rx.finditer(u.text):
+                for placeholder in (_PLACEHOLDER_EMAIL, _PLACEHOLDER_PHONE):
+                    for m in placeholder.finditer(u.text):
                         want(u, m.start(), m.end())
         texts, where = [], []
         for b, ranges in spans.values():
@@ -799,8 +800,8 @@ class PiiScanner:
         if "@" in span or "/" in span or "http" in span.lower() or "www" in span.lower() or re.search(r"\d", span):
             return False
         # not inside an email address or URL of the unit
-        for rx in (_EMAILISH, _URL):
-            for m in rx.finditer(u.text, max(0, i - 80), min(len(u.text), j + 80)):
+        for near in (_EMAILISH, _URL):
+            for m in near.finditer(u.text, max(0, i - 80), min(len(u.text), j + 80)):
                 if m.start() < j and i < m.end():
                     return False
         words = span.split()
@@ -874,8 +875,8 @@ class PiiScanner:
         if not names:
             return
         have = {(id(p.unit), p.i, p.j) for p in persons}
-        rx = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-                        + r")(?![\w])")
+        same = rx.compile(r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+                          + r")(?![\w])")
         for p in persons:
             if p.replacement is None and p.text in names:
                 p.replacement = REPLACEMENT_PERSON
@@ -883,7 +884,7 @@ class PiiScanner:
         for u in units:
             if u.channel not in NAME_CHANNELS:
                 continue               # never inside URLs, scripts or styles
-            for m in rx.finditer(u.text):
+            for m in same.finditer(u.text):
                 if (id(u), m.start(), m.end()) in have:
                     continue
                 c = Cand(u, m.start(), m.end(), "PERSON", 0.7, "same name", text=m.group(0),

@@ -12,12 +12,12 @@ else the response's `date` header.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from scanner import jsonsafe
 from scanner.exchanges import RecordingError, is_yaml_name, parse_bytes
 from scanner.providers import brave, exa, fetch, firecrawl, jina, serpapi, serper, tavily
 from scanner.providers.base import AdapterError, NormalisedResponse, NormalisedResult
@@ -75,7 +75,7 @@ def read_fixture(
             raise AdapterError(label, str(exc)) from None
     else:
         try:
-            value = json.loads(data.decode("utf-8-sig"))
+            value = jsonsafe.loads(data.decode("utf-8-sig"), finite=False)   # bounded depth: adapters walk it
         except UnicodeDecodeError:
             raise AdapterError(label, "not UTF-8 text") from None
         except ValueError as exc:

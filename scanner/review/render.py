@@ -24,6 +24,7 @@ from scanner import TOOL_NAME, __version__
 from scanner.findings import SEVERITY_ORDER, Finding
 from scanner.review.capture import SENSITIVE_KINDS, finding_key
 from scanner.review.text import attr, html
+from scanner.scrub import scrub_path, scrub_text
 from scanner.score.render_html import CSS as REPORT_CSS
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -285,7 +286,7 @@ def _files_table(files: list[_File]) -> str:
     for i, x in enumerate(files, 1):
         vectors = " ".join(f'<span class="vec">{html(v)}</span>' for v in sorted({f.vector or NULL for f in x.injections}))
         rules = ", ".join(sorted({f.rule_id for f in x.injections}))
-        rows.append(f'<tr><td class="path"><a href="#file-{i}">{html(x.path)}</a></td><td>{vectors or NULL}</td>'
+        rows.append(f'<tr><td class="path"><a href="#file-{i}">{html(scrub_path(x.path))}</a></td><td>{vectors or NULL}</td>'
                     f'<td class="rule">{html(rules or NULL)}</td><td class="num">{len(x.injections):,}</td>'
                     f'<td class="num">{len(x.sensitive):,}</td></tr>')
     inner = (_table(["File", "Vectors", "Rules", "Injection findings", "Secrets and personal data (masked)"], rows,
@@ -491,7 +492,7 @@ def _file_section(x: _File, index: int, numbers: dict, names: dict[str, str], ex
     if any(f.extra.get("suppressed") for f in x.injections + x.sensitive + x.others):
         badges += '<span class="badge suppressed">has suppressed findings</span>'
     cls = "block file" if x.injections else "block file sensitive-only"
-    out = [f'<section class="{cls}" id="file-{index}"><h2><span class="path">{html(x.path)}</span>'
+    out = [f'<section class="{cls}" id="file-{index}"><h2><span class="path">{html(scrub_path(x.path))}</span>'
            f'<span class="sub">{html(sub)}</span>{badges}</h2>']
     if x.injections:
         out.append('<ol class="findings">' + "".join(_finding_card(x, f, numbers[id(f)], names) for f in x.injections)
@@ -506,11 +507,11 @@ def _rest(result, files: list[_File]) -> str:
              and "error" not in x.entry and not x.entry.get("errors")]
     out = ['<section class="block" id="other-files"><h2>Files without findings '
            f'<span class="sub">({len(clean):,})</span></h2>']
-    out.append('<ul class="files">' + "".join(f"<li>{html(p)}</li>" for p in clean) + "</ul>" if clean
+    out.append('<ul class="files">' + "".join(f"<li>{html(scrub_path(p))}</li>" for p in clean) + "</ul>" if clean
                else '<p class="none">None.</p>')
     if result.errors:
-        rows = [f'<tr><td class="path">{html(e.get("path", NULL))}</td><td>{html(e.get("code", NULL))}</td>'
-                f'<td>{html(e.get("message", NULL))}</td></tr>' for e in result.errors]
+        rows = [f'<tr><td class="path">{html(scrub_path(e.get("path", NULL)))}</td><td>{html(e.get("code", NULL))}</td>'
+                f'<td>{html(scrub_text(str(e.get("message", NULL))))}</td></tr>' for e in result.errors]
         out.append("<h3>Files that could not be scanned</h3>" + _table(["File", "Code", "Message"], rows))
     return "".join(out + ["</section>"])
 

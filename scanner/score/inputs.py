@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from scanner.yamlsafe import load_text
+from scanner.yamlsafe import read_yaml
 from pydantic import ValidationError
 
 from scanner.fixtures.models import GoldenCase, Invoice, Judgment, RunInfo, RunRecord
@@ -68,6 +68,7 @@ class RunInputs:
     records: dict[str, dict[str, RunRecord]] = field(default_factory=dict)   # provider -> case -> record
     record_paths: dict[tuple[str, str], str] = field(default_factory=dict)   # (provider, case) -> run-relative path
     invoices: dict[str, Invoice] = field(default_factory=dict)
+    invoice_errors: dict[str, str] = field(default_factory=dict)             # provider -> why its invoice is unusable
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -76,7 +77,10 @@ def _yaml(path: Path, problems: list[Problem], label: str):
         problems.append(Problem(label, "not found"))
         return None
     try:
-        return load_text(path.read_text(encoding="utf-8"))
+        return read_yaml(path, cache=True)
+    except OSError as exc:
+        problems.append(Problem(label, f"cannot read: {exc.strerror or exc}"))
+        return None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         problems.append(Problem(label, f"not valid YAML: {str(exc).splitlines()[0]}"))
         return None
@@ -128,6 +132,27 @@ def read_tree(root: Path) -> TreeInputs:
     return ti
 
 
+RECORD_MAX_BYTES = 64 << 20      # a run record or an invoice larger than this is a problem, never read
+
+
+class _Refused(Exception):
+    """A run file that is not read: its one-line reason."""
+
+
+def _read_inside(run_dir: Path, path: str) -> bytes:
+    """The bytes of a run file, refused when it resolves outside the run directory (a symlink out of it), is
+    not a regular file, or is larger than RECORD_MAX_BYTES."""
+    real, root = os.path.realpath(path), os.path.realpath(run_dir)
+    if os.path.commonpath([real, root]) != root:
+        raise _Refused("not read: resolves outside the run directory (symlink)")
+    with open(real, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if st.st_size > RECORD_MAX_BYTES:
+            raise _Refused(f"not read: {st.st_size:,} bytes, more than a run file may hold "
+                           f"({RECORD_MAX_BYTES >> 20} MB)")
+        return fh.read(RECORD_MAX_BYTES + 1)
+
+
 def read_run(run_dir: Path) -> RunInputs:
     if not run_dir.is_dir():
         raise ScoreInputError(f"{run_dir}: run directory not found")
@@ -155,8 +180,10 @@ def read_run(run_dir: Path) -> RunInputs:
         for fname in files:
             rel = f"{name}/{fname}"
             try:
-                with open(os.path.join(pdir, fname), "rb") as fh:
-                    rec = RunRecord.model_validate_json(fh.read())
+                rec = RunRecord.model_validate_json(_read_inside(run_dir, os.path.join(pdir, fname)))
+            except _Refused as exc:
+                problems.append(Problem(rel, str(exc)))
+                continue
             except ValidationError as exc:
                 problems.append(Problem(rel, f"not a run record: {first_error(exc)}"))
                 continue
@@ -179,12 +206,16 @@ def read_run(run_dir: Path) -> RunInputs:
         for f in sorted(inv_dir.glob("*.json")):
             rel = f.relative_to(run_dir).as_posix()
             try:
-                ri.invoices[f.stem] = Invoice.model_validate_json(f.read_bytes())
-            except (ValidationError, OSError) as exc:
+                ri.invoices[f.stem] = Invoice.model_validate_json(_read_inside(run_dir, str(f)))
+            except (ValidationError, OSError, _Refused) as exc:
                 msg = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
                 problems.append(Problem(rel, f"not an invoice: {msg}"))
+                ri.invoice_errors[f.stem] = f"{rel} is not an invoice: {msg}"
     return ri
 
 
 def dump_json(data) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    """report.json, cascade.json: every character a terminal could act on as a `\\uXXXX` escape."""
+    from scanner.terminal import json_text
+
+    return json_text(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)) + "\n"

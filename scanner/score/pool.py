@@ -27,12 +27,14 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from scanner.yamlsafe import safe_load
+from scanner.yamlsafe import DATA_FILE_BYTES, read_text_bounded, read_yaml, safe_load
 from pydantic import ValidationError
 
 from scanner.fixtures.models import Judgment
 from scanner.score.inputs import read_run, read_tree
 from scanner.score.relevance import CaseRelevance, Families, host_of
+from scanner.scrub import scrub_data, scrub_text
+from scanner.terminal import json_text, safe
 
 DUP_JACCARD = 0.5
 _STOP = frozenset("""a al ante con de del el en es la las lo los o para por que se sin su sus un una y
@@ -221,11 +223,25 @@ def _suggest_groups(cands: list[Candidate], judged: dict[str, Judgment], seen: d
 
 
 def _q(value) -> str:
-    return "null" if value is None else json.dumps(value, ensure_ascii=False)
+    """A YAML double-quoted scalar (JSON's syntax): secrets and personal data out (`scanner.scrub`), and every
+    character a terminal could act on as a `\\uXXXX` escape, which YAML reads back as the same character."""
+    if value is None:
+        return "null"
+    return json_text(json.dumps(scrub_text(value) if isinstance(value, str) else value, ensure_ascii=False), yaml=True)
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*\Z")
+
+
+def _comment(text: str) -> str:
+    """Text for a `#` comment: scrubbed and on one line (a line break would start YAML of its own)."""
+    return safe(scrub_text(text))
 
 
 def review_yaml(pools: list[CasePool], run_id: str) -> str:
-    lines = [f"# centinela pool: URLs of run {run_id} that golden/judgments.yaml does not judge yet, grouped by",
+    """The review file. Run records were never scanned, so every URL, title and group in it is scrubbed of
+    secrets and personal data first: the file is meant to be merged into the committed judgments.yaml."""
+    lines = [f"# centinela pool: URLs of run {_comment(run_id)} that golden/judgments.yaml does not judge yet, grouped by",
              "# suggested origin group (reprints of one story are one group). For each URL set `supports` to true or",
              "# false, check `group` and `verified_published_at`, then: centinela pool ROOT --merge THIS_FILE",
              "# Entries left with supports: null are not merged. Hosts listed under `hosts for review` are relevant",
@@ -233,20 +249,20 @@ def review_yaml(pools: list[CasePool], run_id: str) -> str:
              ""]
     for p in pools:
         if p.hosts_for_review:
-            lines.append(f"# {p.case}: hosts for review (relevant, not in expect.hosts): "
-                         + ", ".join(sorted({h for h, _ in p.hosts_for_review})))
+            lines.append(_comment(f"# {p.case}: hosts for review (relevant, not in expect.hosts): "
+                                  + ", ".join(sorted({h for h, _ in p.hosts_for_review}))))
         if not p.candidates:
             continue
-        lines.append(f"{p.case}:")
+        lines.append(f"{p.case if _PLAIN_KEY.match(p.case) else _q(p.case)}:")
         group = None
         for c in p.candidates:
             if c.group != group:
                 group = c.group
-                lines.append(f"  # group {group}: {c.reason}")
+                lines.append("  " + _comment(f"# group {group}: {c.reason}"))
             note = {"host": c.host, "family": c.family, "providers": sorted(c.providers),
                     "title": c.title[:160] or None, "reported_published_at": c.published_at}
             lines.append(f"  {_q(c.url)}: {{supports: null, group: {_q(c.group)}, verified_published_at: null, "
-                         f"review: {json.dumps(note, ensure_ascii=False)}}}")
+                         f"review: {json_text(json.dumps(scrub_data(note), ensure_ascii=False), yaml=True)}}}")
     return "\n".join(lines) + "\n"
 
 
@@ -266,14 +282,14 @@ def merge_review(root: Path, review_path: Path, dry_run: bool = False) -> MergeR
     from scanner.atomic import atomic_write_text
 
     try:
-        review = safe_load(review_path.read_text(encoding="utf-8")) or {}
+        review = read_yaml(review_path) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise MergeError(f"{review_path}: cannot read the review file: {str(exc).splitlines()[0]}") from None
     if not isinstance(review, dict):
         raise MergeError(f"{review_path}: must map cases to URLs to judgments")
     jpath = root / "golden" / "judgments.yaml"
     try:
-        text = jpath.read_text(encoding="utf-8") if jpath.exists() else ""
+        text = read_text_bounded(jpath, DATA_FILE_BYTES) if jpath.exists() else ""
         current = safe_load(text) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise MergeError(f"{jpath}: cannot read: {str(exc).splitlines()[0]}") from None

@@ -7,9 +7,16 @@ string in it escaped, every number formatted here, so nothing from the report re
 from __future__ import annotations
 
 import math
-from html import escape
+from html import escape as _html_escape
 
 from scanner.score import render_format as fmt
+from scanner.terminal import safe
+
+
+def escape(value) -> str:
+    """An untrusted string as SVG text: controls, escapes and bidi characters as visible escapes, then escaped."""
+    return _html_escape(safe(value))
+
 
 WIDTH = 1200
 LABEL_W = 230

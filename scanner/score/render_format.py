@@ -9,14 +9,16 @@ Numbers, everywhere in both reports:
   shown value never crosses its gate: a shown 1.00 abstention is exactly 1, a shown 0.95 coverage passes, a
   shown 0.05 divergence passes. Decimal arithmetic from the float's shortest repr, so 0.29 stays 0.29.
 * Costs are USD with four decimals; a positive cost below half a hundredth of a cent is "<$0.0001", not $0.0000.
+* A value that is not a finite number (a hand-edited report.json) is "—" too; any finite magnitude prints.
 * Latencies are whole milliseconds. A p95 over fewer than 60 calls is not printed (spec §4.5: "una p95 sobre 30
   llamadas no es una p95"); over 60 to 99 calls it is marked low-n; replay latencies are marked artificial.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Context, Decimal
 
 NULL = "—"
 P95_OK_N = 100
@@ -78,14 +80,19 @@ def _decimal(value) -> Decimal:
     return Decimal(repr(float(value)))
 
 
+def _quantize(d: Decimal, exp: Decimal, rounding: str) -> Decimal:
+    # The default context's 28 digits make quantize fail (InvalidOperation) on a large value: give it room.
+    return d.quantize(exp, rounding=rounding, context=Context(prec=max(28, d.adjusted() + 8)))
+
+
 def is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def ratio(value, rounding: str = ROUND_HALF_UP) -> str:
     if not is_number(value):
         return NULL
-    return str(_decimal(value).quantize(_TWO, rounding=rounding))
+    return str(_quantize(_decimal(value), _TWO, rounding))
 
 
 def gated_ratio(value) -> str:
@@ -105,13 +112,13 @@ def cost(value) -> str:
     if 0 < d < _CENT_HUNDREDTH / 2:
         return "<$0.0001"
     sign = "-" if d < 0 else ""
-    return f"{sign}${abs(d).quantize(_CENT_HUNDREDTH, rounding=ROUND_HALF_UP)}"
+    return f"{sign}${_quantize(abs(d), _CENT_HUNDREDTH, ROUND_HALF_UP)}"
 
 
 def millis(value) -> str:
     if not is_number(value):
         return NULL
-    return str(_decimal(value).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return str(_quantize(_decimal(value), Decimal(1), ROUND_HALF_UP))
 
 
 def integer(value) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from html import escape
 
+from scanner.terminal import safe
+
 from scanner.score import render_format as fmt
 from scanner.score.render_chart import cost_chart, heat_colour, heat_gradient_css
 
@@ -128,7 +130,9 @@ dl.defs dt { font-weight:650; } dl.defs dd { margin:0; color:#334155; }
 
 
 def e(value) -> str:
-    return escape(str(value), quote=True)
+    """An untrusted value as HTML text: controls, escapes and bidi characters as visible escapes (the page can
+    be `cat` to a terminal, and a U+202E must not reorder a URL), then HTML-escaped."""
+    return escape(safe(value), quote=True)
 
 
 def _num_td(shown: str, extra: str = "") -> str:

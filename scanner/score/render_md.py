@@ -13,17 +13,19 @@ from __future__ import annotations
 import re
 
 from scanner.score import render_format as fmt
+from scanner.terminal import safe
 
 _MD_ESCAPE = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~&$"})     # $: GitHub renders $…$ as math
 _NEWLINES = re.compile(r"\s*[\r\n\u2028\u2029\x0b\x0c\x85]+\s*")
 
 
 def text(value) -> str:
-    """An untrusted string as inert Markdown: one line, every markup character escaped."""
+    """An untrusted string as inert Markdown: one line, every markup character escaped, and every control,
+    escape and bidi character as a visible escape (`scanner.terminal.safe`)."""
     value = str(value)
     if not value.isascii() or any(c in value for c in "\r\n\x0b\x0c"):
         value = _NEWLINES.sub(" ", value)
-    return value.translate(_MD_ESCAPE)
+    return safe(value).translate(_MD_ESCAPE)
 
 
 def _table(header: list[str], rows: list[list[str]], align_right: set[int] = frozenset()) -> list[str]:

@@ -151,7 +151,8 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
 
         violations = partial_violations(records)
         invoice = ri.invoices.get(provider)
-        gates, details = gate_block(agg, violations, invoice.total_usd if invoice else None, counts["total_cost_usd"])
+        gates, details = gate_block(agg, violations, invoice.total_usd if invoice else None, counts["total_cost_usd"],
+                                    ri.invoice_errors.get(provider))
         reasons = disqualification_reasons(gates, details)
         providers_out[provider] = {
             "aggregate": agg,
@@ -186,7 +187,13 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
         "pool_sizes": dict(sorted(pool_sizes.items())),
         "problems": [p.to_json() for p in problems],
     }
-    return ScoreOutput(report, evals)
+    # Run records are the application's output and were never scanned: a result URL can carry `api_key=…`, an
+    # error message a key, a claim anything. Every string of the report (URLs, ids, paths, messages, claim
+    # texts) goes through the secret rules and the personal-data recognizers before anything is written or
+    # printed (scanner.scrub): a secret becomes REDACTED, a personal datum its masked form.
+    from scanner.scrub import scrub_data
+
+    return ScoreOutput(scrub_data(report), evals)
 
 
 CASCADE_DEFINITION = ("attempts: non-forbidden cases the provider was tried on; successes: attempts that did not "
@@ -228,7 +235,10 @@ def _write_report(report: dict, out: Path, evals: dict | None = None) -> list[Pa
     atomic_write_text(written[0], dump_json(report))
     if evals is not None:
         written.append(out / "cascade.json")
-        atomic_write_text(written[-1], dump_json(cascade(report["run"], evals)))
+        from scanner.scrub import scrub_data
+
+        # Provider names are run folder names: scrubbed like every other string taken from the run.
+        atomic_write_text(written[-1], dump_json(scrub_data(cascade(report["run"], evals))))
     try:
         from scanner.score.render_md import render_markdown
         from scanner.score.render_html import render_html

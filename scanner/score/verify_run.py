@@ -40,6 +40,8 @@ class ProviderCheck:
     notes: list[dict] = field(default_factory=list)
     calls_checked: int = 0
     calls_unmatched: int = 0
+    calls_not_sent: int = 0       # sent: false — the breaker was open, a budget cap… (nothing to compare)
+    calls_unanswered: int = 0     # answered: false and no request of the serve log ties to it
 
     def mark(self, check: str, ok: bool, **finding) -> None:
         if ok:
@@ -51,7 +53,8 @@ class ProviderCheck:
 
     def to_json(self) -> dict:
         return {"checks": self.checks, "calls_checked": self.calls_checked,
-                "calls_unmatched": self.calls_unmatched, "findings": self.findings, "notes": self.notes}
+                "calls_unmatched": self.calls_unmatched, "calls_not_sent": self.calls_not_sent,
+                "calls_unanswered": self.calls_unanswered, "findings": self.findings, "notes": self.notes}
 
 
 def _fixture_for(call, provider: str, case: str, ti) -> tuple[str | None, str | None]:
@@ -71,15 +74,59 @@ def _fixture_for(call, provider: str, case: str, ti) -> tuple[str | None, str | 
 DEFAULT_LOG = "serve-log.jsonl"
 
 
-def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_threshold: int = 5) -> dict:
+def _flag(call, name: str):
+    if name in type(call).model_fields:
+        return getattr(call, name)
+    return (call.model_extra or {}).get(name)
+
+
+def _ties(log: list[dict] | None, ri) -> dict:
+    """(provider, case, call number) → the `scanner.behaviour.Attempt` that ties the call to the request log."""
+    if log is None:
+        return {}
+    from scanner.behaviour import correlate
+
+    ties = {}
+    for provider in sorted(ri.records):
+        calls = []
+        for case, rec in sorted(ri.records[provider].items()):
+            for i, call in enumerate(rec.calls, 1):
+                calls.append({**call.model_dump(), "provider": provider, "case": case, "_key": (provider, case, i)})
+        for attempt in correlate(log, calls, provider):
+            ties[attempt.record["_key"]] = attempt
+    return ties
+
+
+def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_threshold: int = 5, *,
+               half_open_after_ms: float | None = None, half_open_probes: int = 1,
+               jitter_min_spread: float | None = None, jitter_min_sample: int | None = None) -> dict:
+    from scanner.behaviour import (
+        JITTER_MIN_SAMPLE, JITTER_MIN_SPREAD, behaviour_checks, client_deadline_ms, gave_up_at_deadline, read_log,
+        served_outcome,
+    )
     from scanner.fixtures.tree import unsafe_reason
     from scanner.providers import AdapterError, read_fixture
 
     ti = read_tree(root)
     ri = read_run(run_dir)
+    if log_path is None and (run_dir / DEFAULT_LOG).is_file():
+        log_path = run_dir / DEFAULT_LOG
+    log = read_log(log_path) if log_path is not None else None
+    ties = _ties(log, ri)
+    deadlines = {p: client_deadline_ms([a for k, a in ties.items() if k[0] == p]) for p in ri.records}
     entries = ti.entries
     out: dict[str, ProviderCheck] = {}
     cache: dict[str, object] = {}
+
+    def response_of(rel: str):
+        if rel not in cache:
+            try:
+                cache[rel] = read_fixture(root / rel, provider=provider, captured_at=entries[rel].captured_at
+                                          if rel in entries else None)
+            except (AdapterError, OSError) as exc:
+                cache[rel] = exc
+        return cache[rel]
+
     for provider in sorted(ri.records):
         pc = out[provider] = ProviderCheck()
         for case in sorted(ri.records[provider]):
@@ -88,29 +135,71 @@ def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_
             raw_urls: set[str] = set()
             raw_order: list[str] = []
             for i, call in enumerate(rec.calls, 1):
-                rel, why = _fixture_for(call, provider, case, ti)
-                if rel is None:
-                    pc.calls_unmatched += 1
-                    pc.notes.append({"record": where, "call": i, "op": call.op, "message": why})
+                ctx = {"record": where, "call": i, "op": call.op}
+                tie = ties.get((provider, case, i))
+                if _flag(call, "sent") is False:
+                    pc.calls_not_sent += 1
+                    pc.mark("status", call.status != "ok", message="the call says it was never sent (sent: false) "
+                                                                   "but its status is 'ok'", **ctx)
                     continue
+                if tie is not None and tie.entry is not None:
+                    entry = tie.entry
+                    served = served_outcome(entry)
+                    # one call of a file that records several (`<path>#<i>`, a Firecrawl batch): the file is the call
+                    rel = (entry.get("fixture") or "").partition("#")[0] or None
+                    ctx["request"] = entry["id"]
+                    if gave_up_at_deadline(tie, deadlines.get(provider)):
+                        # the client stopped waiting at its deadline; the busy server answered later
+                        pc.calls_checked += 1
+                        pc.calls_unanswered += 1
+                        pc.mark("status", call.status in ("timeout", "error"), **ctx,
+                                message=f"the call gave up at its deadline but its status is {call.status!r}")
+                        continue
+                    if served == "timeout" or not rel:
+                        pc.calls_checked += 1
+                        said_ok = call.status == served or (served == "timeout" and call.status == "error"
+                                                            and _flag(call, "answered") is False)
+                        pc.mark("status", said_ok, message=f"recorded status {call.status!r}, but the server "
+                                f"answered {entry['id']} with {entry.get('status')!r} ({served!r}; tied by {tie.how})",
+                                **ctx)
+                        continue
+                    named = _flag(call, "fixture")
+                    if named and named != rel:
+                        pc.notes.append({**ctx, "message": f"the call names fixture {named}, but the server "
+                                                           f"answered {entry['id']} with {rel}"})
+                    how = f"served for {entry['id']} (tied by {tie.how})"
+                else:
+                    if _flag(call, "answered") is False:
+                        pc.calls_unanswered += 1
+                        pc.mark("status", call.status in ("timeout", "error"),
+                                message=f"the call got no response (answered: false) but its status is "
+                                        f"{call.status!r}", **ctx)
+                        continue
+                    if call.status != "ok" and not _flag(call, "fixture"):
+                        pc.calls_unmatched += 1
+                        pc.notes.append({**ctx, "message": f"a {call.status} attempt is judged against what the server "
+                                         "answered it: " + ("no request of the serve log ties to it (give the "
+                                                            "record request_id, call_id or at)" if log is not None
+                                                            else "needs the serve log (--log)")})
+                        continue
+                    rel, why = _fixture_for(call, provider, case, ti)
+                    if rel is None:
+                        pc.calls_unmatched += 1
+                        pc.notes.append({**ctx, "message": why})
+                        continue
+                    how = "the call's fixture" if _flag(call, "fixture") else "the case's recorded response"
                 bad = unsafe_reason(root, rel)
                 if bad:
-                    pc.mark("results", False, record=where, call=i, message=f"fixture {rel}: {bad}")
+                    pc.mark("results", False, message=f"fixture {rel}: {bad}", **ctx)
                     continue
-                if rel not in cache:
-                    try:
-                        cache[rel] = read_fixture(root / rel, provider=provider,
-                                                  captured_at=entries[rel].captured_at)
-                    except (AdapterError, OSError) as exc:
-                        cache[rel] = exc
-                resp = cache[rel]
+                resp = response_of(rel)
                 if isinstance(resp, Exception):
-                    pc.notes.append({"record": where, "call": i, "op": call.op, "message": f"{rel}: {resp}"})
+                    pc.notes.append({**ctx, "message": f"{rel}: {resp}"})
                     pc.calls_unmatched += 1
                     continue
                 pc.calls_checked += 1
-                _check_call(pc, where, i, call, rel, resp)
-                if call.op == "search":
+                _check_call(pc, where, i, call, rel, resp, how, extra=ctx)
+                if call.op == "search" and resp.outcome == "ok":
                     for r in resp.results:
                         if r.url not in raw_urls:
                             raw_urls.add(r.url)
@@ -124,24 +213,29 @@ def verify_run(root: Path, run_dir: Path, log_path: Path | None = None, breaker_
                 if not fabricated and [u for u in ours if u in raw_urls] != kept:
                     pc.notes.append({"record": where, "message": "results are in a different order than the provider's"})
     behaviour = []
-    if log_path is None and (run_dir / DEFAULT_LOG).is_file():
-        log_path = run_dir / DEFAULT_LOG
-    if log_path is not None:
-        from scanner.behaviour import behaviour_checks, read_log
-
+    if log is not None:
         records = [rec for p in sorted(ri.records) for _, rec in sorted(ri.records[p].items())]
-        behaviour = [r.to_json() for r in behaviour_checks(read_log(log_path), records, breaker_threshold)]
+        behaviour = [r.to_json() for r in behaviour_checks(
+            log, records, breaker_threshold, half_open_after_ms=half_open_after_ms, half_open_probes=half_open_probes,
+            jitter_min_spread=JITTER_MIN_SPREAD if jitter_min_spread is None else jitter_min_spread,
+            jitter_min_sample=JITTER_MIN_SAMPLE if jitter_min_sample is None else jitter_min_sample)]
     ok = all("fail" not in pc.checks.values() for pc in out.values()) and all(b["status"] != "fail" for b in behaviour)
-    return {"ok": ok,
-            "providers": {p: pc.to_json() for p, pc in out.items()},
-            "behaviour": {"log": str(log_path) if log_path else None, "checks": behaviour},
-            "problems": [p.to_json() for p in ti.problems + ri.problems]}
+    from scanner.scrub import scrub_data
+
+    # Messages quote run records (URLs, statuses, costs): secrets and personal data out, as in the score report.
+    return scrub_data({"ok": ok,
+                       "providers": {p: pc.to_json() for p, pc in out.items()},
+                       "behaviour": {"log": str(log_path) if log_path else None, "checks": behaviour},
+                       "problems": [p.to_json() for p in ti.problems + ri.problems]})
 
 
-def _check_call(pc: ProviderCheck, where: str, i: int, call, rel: str, resp) -> None:
-    ctx = {"record": where, "call": i, "op": call.op, "fixture": rel}
+def _check_call(pc: ProviderCheck, where: str, i: int, call, rel: str, resp, how: str = "", extra=None) -> None:
+    ctx = {**(extra or {"record": where, "call": i, "op": call.op}), "fixture": rel}
     pc.mark("status", call.status == resp.outcome,
-            message=f"recorded status {call.status!r}, but the response is {resp.outcome!r}", **ctx)
+            message=f"recorded status {call.status!r}, but the response is {resp.outcome!r}"
+                    + (f" ({how})" if how else ""), **ctx)
+    if resp.outcome != "ok":
+        return
     if resp.requested_urls:
         raw_missing = sorted(set(resp.missing_urls))
         if raw_missing:
@@ -167,17 +261,25 @@ def _check_call(pc: ProviderCheck, where: str, i: int, call, rel: str, resp) -> 
 
 
 def format_text(result: dict) -> str:
+    """The text of `verify_run`'s (already scrubbed) result; each line made terminal-safe as a whole, so a
+    provider name or record path with a line break or an escape stays on its one line, inert."""
+    from scanner.terminal import safe
+
     lines = []
     for p, d in result["providers"].items():
         checks = ", ".join(f"{k} {v}" for k, v in d["checks"].items())
-        lines.append(f"{p}: {checks} ({d['calls_checked']} calls checked, {d['calls_unmatched']} unmatched)")
+        counts = f"{d['calls_checked']} calls checked, {d['calls_unmatched']} unmatched"
+        counts += f", {d['calls_not_sent']} not sent" if d.get("calls_not_sent") else ""
+        counts += f", {d['calls_unanswered']} unanswered" if d.get("calls_unanswered") else ""
+        lines.append(safe(f"{p}: {checks} ({counts})"))
         for f in d["findings"]:
-            lines.append(f"  fail {f['check']}: {f.get('record')}" + (f" call {f['call']}" if f.get("call") else "")
-                         + f": {f['message']}")
+            lines.append(safe(f"  fail {f['check']}: {f.get('record')}" + (f" call {f['call']}" if f.get("call") else "")
+                              + f": {f['message']}"))
     for b in result.get("behaviour", {}).get("checks", []):
-        lines.append(f"behaviour {b['provider']}: {b['name']} {b['status']}"
-                     + (f": {b['details'][0]}" if b["details"] and b["status"] == "fail" else ""))
+        reason = b.get("reason") or (b["details"][0] if b["details"] else None)
+        lines.append(safe(f"behaviour {b['provider']}: {b['name']} {b['status']}"
+                          + (f": {reason}" if reason and b["status"] == "fail" else "")))
     for pr in result["problems"]:
-        lines.append(f"problem: {pr['path']}: {pr['message']}")
+        lines.append(safe(f"problem: {pr['path']}: {pr['message']}"))
     lines.append("ok: the run agrees with its fixtures" if result["ok"] else "FAIL: the run disagrees with its fixtures")
     return "\n".join(lines)

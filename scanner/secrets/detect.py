@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote_plus
 
+from scanner import rx
 from scanner.doccache import cached_scan
 from scanner.evidence import REPLACEMENT_SECRET, unit_finding
 from scanner.findings import Finding
@@ -48,10 +49,10 @@ _NEVER = frozenset({Channel.STYLE})
 _KEYS = frozenset({Channel.JSON_KEY, Channel.HTTP_HEADER_NAME})
 _NAMED = frozenset({Channel.HTTP_HEADER_VALUE, Channel.JSON_STRING, Channel.JSON_LD, Channel.ATTRIBUTE})
 _URL_CHANNELS = frozenset({Channel.HTTP_URL} | ({Channel.LINK} if hasattr(Channel, "LINK") else set()))
-_URL = re.compile(r"(?:https?|wss?|ftp)://[^\s\"'<>\\`]+", re.I)
-_FORM = re.compile(r"[A-Za-z0-9_.\-%\[\]]+=[^&\s]*(?:&[A-Za-z0-9_.\-%\[\]]+=[^&\s]*)*\Z")
-_PARAM = re.compile(r"(?<![^=&;#?/\s])([^=&;#?/\s]+)=([^&;#]*)")   # a name starts its run: linear time
-_NUMBER_AFTER_KEY = re.compile(r"(\\?\")[ \t\r\n]*:[ \t\r\n]*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])")
+_URL = rx.compile(r"(?:https?|wss?|ftp)://[^\s\"'<>\\`]+", re.I)
+_FORM = rx.compile(r"[A-Za-z0-9_.\-%\[\]]+=[^&\s]*(?:&[A-Za-z0-9_.\-%\[\]]+=[^&\s]*)*\Z")
+_PARAM = rx.compile(r"(?<![^=&;#?/\s])([^=&;#?/\s]+)=([^&;#]*)")   # a name starts where its run starts
+_NUMBER_AFTER_KEY = rx.compile(r"(\\?\")[ \t\r\n]*:[ \t\r\n]*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])")
 _INDEX = re.compile(r"\d+\Z")
 
 
@@ -421,7 +422,7 @@ class SecretScanner:
                 replacement=f"{quote}{REPLACEMENT_SECRET}{quote}")
 
 
-def _keyword_gate(patterns: list[Compiled], lines: list[Compiled], channel_ok) -> re.Pattern | None:
+def _keyword_gate(patterns: list[Compiled], lines: list[Compiled], channel_ok) -> rx.Pattern | None:
     words: set[str] = set()
     for rule in patterns:
         if any(channel_ok(ch) for ch in rule.channels):
@@ -431,7 +432,7 @@ def _keyword_gate(patterns: list[Compiled], lines: list[Compiled], channel_ok) -
             words.update(rule.text_keywords)
     # A keyword that contains another one adds nothing to the test.
     minimal = sorted(w for w in words if not any(o != w and o in w for o in words))
-    return re.compile("|".join(map(re.escape, minimal))) if minimal else None
+    return rx.compile("|".join(map(re.escape, minimal))) if minimal else None
 
 
 def _outermost(findings: list[Finding]) -> list[Finding]:

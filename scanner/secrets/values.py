@@ -115,7 +115,7 @@ def _b64json(segment: str):
     try:
         raw = base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
         return json.loads(raw.decode("utf-8"))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
         return None
 
 

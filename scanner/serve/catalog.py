@@ -77,12 +77,15 @@ def _fail(rel: str, problem: str):
     raise ServeError(f"{rel}: {problem}")
 
 
-def _returned_urls(value) -> set[str]:
+def _returned_urls(value) -> set[str] | None:
     """URLs an answer returns: items of its top-level `results` or `data` list, by `url`, `id` or
-    `metadata.sourceURL` (failures are listed elsewhere: Tavily `failed_results`, Exa `statuses`)."""
+    `metadata.sourceURL` (failures are listed elsewhere: Tavily `failed_results`, Exa `statuses`); None when
+    it holds neither list."""
     found: set[str] = set()
     if not isinstance(value, dict):
         return found
+    if not any(isinstance(value.get(name), list) for name in ("results", "data")):
+        return None
     for name in ("results", "data"):
         items = value.get(name)
         if not isinstance(items, list):
@@ -200,7 +203,10 @@ def _fixture(rel: str, path: str, provider: str, ex: Exchange, several: bool) ->
     missing: tuple[str, ...] = ()
     if requested and kind == "answer":
         returned = _returned_urls(parse_body(body))
-        missing = tuple(u for u in requested if u not in returned)
+        if returned is None:        # no list of pages in the answer (a Firecrawl batch submit: they come later)
+            requested = []
+        else:
+            missing = tuple(u for u in requested if u not in returned)
     return Fixture(kind=kind, status=status, headers=headers, body=body, requested_urls=tuple(requested),
                    missing=missing, **common)
 

@@ -9,13 +9,15 @@ from pathlib import Path
 
 from scanner.serve.catalog import ServeError, load_catalog, tree_providers
 from scanner.serve.scenarios import Scenarios
-from scanner.serve.server import ReplayServer, RequestLog
+from scanner.serve.server import DEFAULT_IDLE_TIMEOUT, ReplayServer, RequestLog
+from scanner.terminal import safe
 
 DEFAULT_LOG = Path("centinela-out") / "serve.jsonl"
 
 
 def build_server(root: Path, provider: str | None = None, *, host: str = "127.0.0.1", port: int = 0,
-                 log_path: Path | None = None, scenarios=(), retry_after: float | None = None) -> ReplayServer:
+                 log_path: Path | None = None, scenarios=(), retry_after: float | None = None,
+                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT) -> ReplayServer:
     """A server for ROOT: one provider at the root of its base URL, or (no PROVIDER) every provider of the
     tree under `/<provider>/`. Raises ServeError, naming the file, on anything that cannot be served."""
     if not root.is_dir():
@@ -28,7 +30,7 @@ def build_server(root: Path, provider: str | None = None, *, host: str = "127.0.
     catalogs = {name: load_catalog(root, name) for name in names}
     parsed = Scenarios.parse(scenarios)
     server = ReplayServer(catalogs, prefixed=provider is None, scenarios=parsed, log=None,
-                          retry_after=retry_after, host=host, port=port)
+                          retry_after=retry_after, host=host, port=port, idle_timeout=idle_timeout)
     server.log = RequestLog(log_path)   # opened last: a server that cannot start leaves no empty log behind
     return server
 
@@ -41,12 +43,13 @@ def run(server: ReplayServer, out=sys.stdout, err=sys.stderr) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         for provider, url in server.base_urls.items():
-            print(f"{provider} {url}", file=out, flush=True)
+            # A provider is a folder name of the tree: shown terminal-safe (a client reads this line too).
+            print(f"{safe(provider)} {safe(url)}", file=out, flush=True)
         answers = sum(len(c.answers) for c in server.catalogs.values())
-        print(f"centinela serve: {answers} recorded answers; scenarios: "
-              + ("; ".join(f"{p}: {', '.join(c.scenario_names())}" for p, c in server.catalogs.items()))
-              + (f"; log: {server.log.path}" if server.log.path else "")
-              + "; stop with Ctrl-C or SIGTERM", file=err, flush=True)
+        print(safe(f"centinela serve: {answers} recorded answers; scenarios: "
+                   + ("; ".join(f"{p}: {', '.join(c.scenario_names())}" for p, c in server.catalogs.items()))
+                   + (f"; log: {server.log.path}" if server.log.path else "")
+                   + "; stop with Ctrl-C or SIGTERM"), file=err, flush=True)
         await stop.wait()
         stats = server.stats()
         await server.stop()

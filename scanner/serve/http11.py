@@ -57,7 +57,7 @@ class Request:
         return "close" not in connection
 
 
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+async def _read_chunked(reader: asyncio.StreamReader, limit: int = MAX_BODY) -> bytes:
     body = bytearray()
     while True:
         line = await reader.readuntil(b"\r\n")
@@ -70,15 +70,17 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
             while (await reader.readuntil(b"\r\n")) != b"\r\n":   # trailers
                 pass
             return bytes(body)
-        if len(body) + size > MAX_BODY:
-            raise BadRequest(413, "request body too large")
+        if len(body) + size > limit:
+            raise BadRequest(413, f"request body too large (at most {limit:,} bytes here)")
         body += await reader.readexactly(size)
         if await reader.readexactly(2) != b"\r\n":
             raise BadRequest(400, "bad chunk terminator")
 
 
-async def read_request(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Request | None:
-    """The next request on the connection, or None when the client closed it (also mid-request)."""
+async def read_request(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                       body_limit=None) -> Request | None:
+    """The next request on the connection, or None when the client closed it (also mid-request).
+    `body_limit(target)` may lower MAX_BODY for a target: a larger body is a 413 before it is read."""
     try:
         head = await reader.readuntil(b"\r\n\r\n")
         while head.startswith(b"\r\n"):                # tolerated empty lines between requests
@@ -105,12 +107,13 @@ async def read_request(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
             raise BadRequest(400, f"bad header line {line[:80]!r}")
         headers.append((name, value.strip()))
     request = Request(method.upper(), target, version, headers)
+    limit = min(MAX_BODY, body_limit(target)) if body_limit is not None else MAX_BODY
     try:
         if (request.header("expect") or "").lower() == "100-continue":
             writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             await writer.drain()
         if "chunked" in (request.header("transfer-encoding") or "").lower():
-            request.body = await _read_chunked(reader)
+            request.body = await _read_chunked(reader, limit)
         else:
             length_text = request.header("content-length")
             if length_text:
@@ -120,8 +123,8 @@ async def read_request(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
                     raise BadRequest(400, "bad content-length") from None
                 if length < 0:
                     raise BadRequest(400, "bad content-length")
-                if length > MAX_BODY:
-                    raise BadRequest(413, "request body too large")
+                if length > limit:
+                    raise BadRequest(413, f"request body too large (at most {limit:,} bytes here)")
                 request.body = await reader.readexactly(length)
     except (asyncio.IncompleteReadError, ConnectionError):
         return None

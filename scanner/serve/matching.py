@@ -2,7 +2,8 @@
 identify a case, by the same rule on the recorded request and on the live one.
 
 Per provider (README, "centinela serve"): Tavily body `query` / `urls` / `url`; Exa body `query` / `urls`
-or `ids` (one field: `/contents` accepts either); Brave and SerpAPI query `q`; Serper body `q`; Firecrawl
+or `ids` (one field: `/contents` accepts either); a list of URLs may be sent as one string (`"urls":
+"https://…"` is `["https://…"]`, as the APIs accept and tavily-python sends); Brave and SerpAPI query `q`; Serper body `q`; Firecrawl
 body `query` / `url` / `urls`; Jina the path (`/https://…`, the page URL) with its whole query string, and
 body `url` / `q`. A provider without a rule, or a recorded request that carries none of its provider's
 fields (a direct GET of a page), is matched by method, path, canonical query string and canonical JSON body.
@@ -15,6 +16,8 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, urlencode
 
+from scanner import jsonsafe
+
 
 @dataclass(frozen=True)
 class MatchRule:
@@ -22,15 +25,16 @@ class MatchRule:
     query_fields: tuple[str, ...] = ()
     whole_query: bool = False                   # the path and every query parameter identify the case (Jina)
     aliases: tuple[tuple[str, str], ...] = ()   # (field as sent, field it counts as)
+    url_lists: tuple[str, ...] = ()             # fields holding a list of URLs, which a client may send as one string
 
 
 RULES: dict[str, MatchRule] = {
-    "tavily": MatchRule(body_fields=("query", "urls", "url")),
-    "exa": MatchRule(body_fields=("query", "urls", "ids"), aliases=(("ids", "urls"),)),
+    "tavily": MatchRule(body_fields=("query", "urls", "url"), url_lists=("urls",)),
+    "exa": MatchRule(body_fields=("query", "urls", "ids"), aliases=(("ids", "urls"),), url_lists=("urls", "ids")),
     "brave": MatchRule(query_fields=("q",)),
     "serpapi": MatchRule(query_fields=("q",)),
     "serper": MatchRule(body_fields=("q",)),
-    "firecrawl": MatchRule(body_fields=("query", "url", "urls")),
+    "firecrawl": MatchRule(body_fields=("query", "url", "urls"), url_lists=("urls",)),
     "jina": MatchRule(body_fields=("url", "q"), whole_query=True),
 }
 
@@ -58,7 +62,7 @@ def parse_body(body) -> object:
         if not body.strip():
             return None
         try:
-            return json.loads(body)
+            return jsonsafe.loads(body, finite=False)      # a body too deep to match on is matched as text
         except ValueError:
             return body
     return body
@@ -99,7 +103,10 @@ def identity(provider: str, path: str, query: str, body) -> str:
         if isinstance(value, dict):
             for name in rule.body_fields:
                 if name in value:
-                    parts.append(f"{alias.get(name, name)}={_canonical_json(_norm_value(value[name]))}")
+                    field_value = value[name]
+                    if name in rule.url_lists and isinstance(field_value, str):
+                        field_value = [field_value]      # tavily-python's extract("https://…") sends one string
+                    parts.append(f"{alias.get(name, name)}={_canonical_json(_norm_value(field_value))}")
         if parts or rule.whole_query:
             return " ".join(parts)
     if pairs:

@@ -2,6 +2,12 @@
 connection, so a connection held open by the timeout fixture costs a parked coroutine and its buffers.
 
 It never opens a connection of its own: every answer comes from the catalogs loaded at start-up.
+
+Bounds: a control request's body is at most CONTROL_MAX_BODY bytes (a 413 before it is read) and its JSON at
+most CONTROL_MAX_DEPTH deep (a 400); a request the server cannot decide is a logged 500, never a dropped
+connection. A connection that holds nothing for the timeout fixture and sends no complete request for
+`idle_timeout` seconds (or does not read what it is sent for as long) is closed — with a logged 408 when it
+had started a request; a connection held by the timeout fixture is never timed out (that is the fixture).
 """
 
 from __future__ import annotations
@@ -17,10 +23,12 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from scanner import jsonsafe
 from scanner.serve.catalog import Catalog, Fixture, ServeError
 from scanner.serve.http11 import BadRequest, Request, encode_response, read_request
 from scanner.serve.matching import normalise_path, request_key
 from scanner.serve.scenarios import OK, Scenarios
+from scanner.terminal import json_text
 
 CONTROL_PREFIX = "/_centinela/"
 SCENARIO_HEADER = "x-centinela-scenario"
@@ -28,19 +36,25 @@ RETRY_AFTER_HEADER = "x-centinela-retry-after"
 CALL_HEADER = "x-centinela-call"
 REQUEST_ID_HEADER = "x-centinela-request-id"
 _HOLD = object()
+CONTROL_MAX_BODY = 64 * 1024
+CONTROL_MAX_DEPTH = 8
+DEFAULT_IDLE_TIMEOUT = 60.0
+KEY_SHOWN_CHARS = 4096
+CLOSEST_CHARS = 512
 _LOOPBACK_NAMES = {"localhost": "127.0.0.1", "ip6-localhost": "::1"}
 
 
 def loopback_host(host: str) -> str:
-    """The address to bind for HOST, which must be a loopback address; anything else is refused."""
-    host = _LOOPBACK_NAMES.get(host.strip().lower(), host.strip())
+    """The address to bind for HOST, which must be a loopback address written as one (127.0.0.1, ::1, any
+    of 127.0.0.0/8); a name, even `localhost` (which resolves as the system says), is refused."""
+    text = host.strip()
     try:
-        ok = ipaddress.ip_address(host.strip("[]")).is_loopback
+        ok = ipaddress.ip_address(text.strip("[]")).is_loopback
     except ValueError:
         ok = False
     if not ok:
-        raise ServeError(f"--host {host}: the replay server listens on loopback only (127.0.0.1 or ::1)")
-    return host.strip("[]")
+        raise ServeError(f"--host {text}: the replay server listens on loopback only (127.0.0.1 or ::1)")
+    return text.strip("[]")
 
 
 def _iso(t: float) -> str:
@@ -51,14 +65,32 @@ def _seconds_text(value: float) -> str:
     return f"{value:.6f}".rstrip("0").rstrip(".") or "0"
 
 
+# Log fields a client writes (the request line, its body, its headers): a credential sent in them (an
+# `api_key=` in the query string, a key in the JSON body, a token in a header) must not land in the log.
+_CLIENT_FIELDS = ("key", "call", "path", "scenario")
+
+
+def public_entry(entry: dict) -> dict:
+    """The entry as logged: every secret in what the client sent replaced by REDACTED (`scanner.scrub`)."""
+    from scanner.scrub import scrub_request
+
+    out = dict(entry)
+    for name in _CLIENT_FIELDS:
+        if isinstance(out.get(name), str):
+            out[name] = scrub_request(out[name])
+    return out
+
+
 class RequestLog:
     """Every request as one JSON line, written when the request is over (answered, or its held connection
-    closed). Without a path the entries are kept in memory (`entries`)."""
+    closed). Without a path the entries are kept in memory (`entries`). Secrets a client sent are replaced
+    by REDACTED first (`public_entry`), in the file and in memory alike."""
 
     def __init__(self, path: Path | None = None):
         self.path = path
         self.entries: list[dict] = []
         self._fh = None
+        public_entry({"key": "GET / ?api_key=warm-up"})   # load the rules now, not during the first request
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,10 +99,11 @@ class RequestLog:
                 raise ServeError(f"{path}: cannot write the request log: {exc.strerror or exc}") from None
 
     def write(self, entry: dict) -> None:
+        entry = public_entry(entry)
         if self._fh is None:
             self.entries.append(entry)
             return
-        self._fh.write(json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n")
+        self._fh.write(json_text(json.dumps(entry, ensure_ascii=False, sort_keys=True)) + "\n")
         self._fh.flush()
 
     def close(self) -> None:
@@ -92,19 +125,23 @@ def _json_response(status: int, data: dict) -> _Response:
 class ReplayServer:
     def __init__(self, catalogs: dict[str, Catalog], *, prefixed: bool, scenarios: Scenarios | None = None,
                  log: RequestLog | None = None, retry_after: float | None = None,
-                 host: str = "127.0.0.1", port: int = 0):
+                 host: str = "127.0.0.1", port: int = 0, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT):
         if not catalogs:
             raise ServeError("no provider to serve")
         if not prefixed and len(catalogs) != 1:
             raise ServeError("serving several providers needs a path prefix per provider")
-        if retry_after is not None and retry_after < 0:
-            raise ServeError("--retry-after must be zero or more seconds")
+        if retry_after is not None and not (0 <= retry_after <= 86400):
+            raise ServeError("--retry-after must be between 0 and 86400 seconds")
+        if idle_timeout is not None and not (0 <= idle_timeout <= 86400):
+            raise ServeError("--idle-timeout must be between 0 (off) and 86400 seconds")
         self.catalogs = catalogs
         self.prefixed = prefixed
         self.scenarios = scenarios or Scenarios()
         self.scenarios.validate(catalogs)
         self.log = log if log is not None else RequestLog()
         self.retry_after = retry_after
+        self.idle_timeout = idle_timeout or None          # 0: never time out
+        self._idle_closed = 0
         self.host = loopback_host(host)
         self.port = port
         self._server: asyncio.AbstractServer | None = None
@@ -148,7 +185,8 @@ class ReplayServer:
         return {p: f"{self.origin}/{p}" for p in sorted(self.catalogs)}
 
     def stats(self) -> dict:
-        return {"connections": len(self._tasks), "held": self._held, "requests": self._requests}
+        return {"connections": len(self._tasks), "held": self._held, "requests": self._requests,
+                "idle_closed": self._idle_closed}
 
     # --- one connection ---------------------------------------------------------------------------------
 
@@ -162,15 +200,30 @@ class ReplayServer:
         try:
             while True:
                 try:
-                    request = await read_request(reader, writer)
+                    if held or self.idle_timeout is None:
+                        request = await read_request(reader, writer, self._body_limit)
+                    else:
+                        request = await _within(read_request(reader, writer, self._body_limit),
+                                                self.idle_timeout)
+                except (asyncio.TimeoutError, TimeoutError):
+                    self._idle_closed += 1
+                    if _has_unread(reader):        # a request was started and never finished: say so
+                        entry = self._begin(None, conn)
+                        entry["idle_timeout"] = True
+                        response = _json_response(408, {"error": f"no complete request within "
+                                                                 f"{_seconds_text(self.idle_timeout)} s"})
+                        writer.write(encode_response(408, response.headers, response.body, close=True))
+                        self._finish(entry, 408)
+                    break
                 except BadRequest as exc:
                     if held:
                         break
                     entry = self._begin(None, conn)
                     response = _json_response(exc.status, {"error": str(exc)})
                     writer.write(encode_response(response.status, response.headers, response.body, close=True))
-                    await writer.drain()
+                    await self._drain(writer)
                     self._finish(entry, exc.status)
+                    await _discard_rest(reader, writer)
                     break
                 if request is None:
                     break
@@ -180,7 +233,11 @@ class ReplayServer:
                     self._hold(current, held)
                     current = None
                     continue
-                response = self._decide(request, current)
+                try:
+                    response = self._decide(request, current)
+                except Exception as exc:           # a bug must not drop the connection unlogged
+                    response = _json_response(500, {"error": f"the replay server could not answer: "
+                                                             f"{type(exc).__name__}"})
                 if response is _HOLD:
                     self._hold(current, held)
                     current = None
@@ -189,9 +246,11 @@ class ReplayServer:
                 response.headers.append((REQUEST_ID_HEADER, current["id"]))
                 writer.write(encode_response(response.status, response.headers, response.body,
                                              head_only=request.method == "HEAD", close=close))
-                await writer.drain()
+                taken = await self._drain(writer)
                 self._finish(current, response.status)
                 current = None
+                if not taken:
+                    break
                 if close:
                     break
         except asyncio.CancelledError:
@@ -206,6 +265,27 @@ class ReplayServer:
                 self._finish(entry, ending)
             writer.close()
             self._tasks.discard(task)
+
+    async def _drain(self, writer: asyncio.StreamWriter) -> bool:
+        """Wait for the client to take what was written; False (close it) when it takes nothing for
+        `idle_timeout` seconds."""
+        if self.idle_timeout is None:
+            await writer.drain()
+            return True
+        try:
+            await _within(writer.drain(), self.idle_timeout)
+        except (asyncio.TimeoutError, TimeoutError):
+            self._idle_closed += 1
+            writer.transport.abort()
+            return False
+        return True
+
+    @staticmethod
+    def _body_limit(target: str) -> int:
+        path = target.split("?", 1)[0]
+        if path.startswith(("http://", "https://")):
+            path = "/" + path.split("//", 1)[1].partition("/")[2]
+        return CONTROL_MAX_BODY if path.startswith(CONTROL_PREFIX) else 1 << 62
 
     def _hold(self, entry: dict, held: list[dict]) -> None:
         held.append(entry)
@@ -250,7 +330,8 @@ class ReplayServer:
         op = normalise_path(inner).lstrip("/")
         method = "GET" if request.method == "HEAD" else request.method    # HEAD: the GET's answer, headers only
         key = request_key(provider, method, inner, query, request.body)
-        entry.update(provider=provider, op=op, key=key, call=request.header(CALL_HEADER) or key)
+        shown = _clip(key)
+        entry.update(provider=provider, op=op, key=shown, call=_clip(request.header(CALL_HEADER) or "") or shown)
         step_source = "header"
         step = (request.header(SCENARIO_HEADER) or "").strip() or None
         if step is None:
@@ -282,9 +363,9 @@ class ReplayServer:
         if len(candidates) > 1:
             return None, {"error": "the same request was recorded for several hosts; send it in absolute form "
                                    "or with a Host header naming one",
-                          "key": key, "fixtures": [f.path for f in candidates]}
+                          "key": _clip(key), "fixtures": [f.path for f in candidates]}
         return None, {"error": "no recorded exchange matches this request", "provider": catalog.provider,
-                      "key": key, "closest": _closest(catalog, key)}
+                      "key": _clip(key), "closest": _closest(catalog, key)}
 
     def _replay(self, fixture: Fixture, request: Request, entry: dict) -> _Response:
         headers = list(fixture.headers)
@@ -294,7 +375,10 @@ class ReplayServer:
             try:
                 value = float(override)
             except ValueError:
-                return _json_response(400, {"error": f"{RETRY_AFTER_HEADER}: not a number of seconds: {override!r}"})
+                value = None
+            if value is None or not 0 <= value <= 86400:       # NaN fails both comparisons
+                return _json_response(400, {"error": f"{RETRY_AFTER_HEADER}: not a number of seconds from 0 "
+                                                     f"to 86400: {override[:40]!r}"})
         elif self.retry_after is not None:
             value = self.retry_after
         for i, (name, text) in enumerate(headers):
@@ -311,7 +395,12 @@ class ReplayServer:
             return _json_response(200, self.stats())
         if path == CONTROL_PREFIX + "scenario" and request.method in ("POST", "PUT"):
             try:
-                data = json.loads(request.body or b"{}")
+                try:
+                    data = jsonsafe.loads(request.body or b"{}", max_depth=CONTROL_MAX_DEPTH)
+                except jsonsafe.JsonRefused:
+                    raise
+                except (ValueError, RecursionError):
+                    raise ServeError('the body is not JSON: expected {"scenarios": ["OP:STEP,…", …]}') from None
                 texts = data.get("scenarios", []) if isinstance(data, dict) else None
                 if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
                     raise ServeError('expected {"scenarios": ["OP:STEP,…", …]}')
@@ -323,6 +412,40 @@ class ReplayServer:
             return _json_response(200, {"scenarios": [s.text for s in scenarios.schedules]})
         return _json_response(404, {"error": f"no control endpoint {request.method} {path}",
                                     "endpoints": ["GET /_centinela/stats", "POST /_centinela/scenario"]})
+
+
+async def _within(awaitable, seconds: float):
+    """`awaitable`, cancelled after `seconds` (TimeoutError). asyncio.timeout (Python 3.11) runs it in this
+    task; wait_for, before 3.11, wraps it in a new one."""
+    if hasattr(asyncio, "timeout"):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, seconds)
+
+
+async def _discard_rest(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """After an early answer (413, 431, 400) the client may still be sending what was refused: say we are done
+    (FIN) and read and drop up to 1 MB of it for up to a second, so closing with unread data does not reset
+    the connection (RST) before the client has read the answer."""
+    async def drop() -> None:
+        dropped = 0
+        while dropped < (1 << 20):
+            chunk = await reader.read(64 * 1024)
+            if not chunk:
+                return
+            dropped += len(chunk)
+
+    try:
+        if writer.can_write_eof():
+            writer.write_eof()
+        await _within(drop(), 1.0)
+    except (OSError, asyncio.TimeoutError, TimeoutError):
+        pass
+
+
+def _has_unread(reader: asyncio.StreamReader) -> bool:
+    """Whether the client sent bytes not yet read as a request (a head it never finished)."""
+    return bool(getattr(reader, "_buffer", b""))    # StreamReader keeps what it received there; no public peek
 
 
 def _named_host(value: str | None) -> str | None:
@@ -341,10 +464,18 @@ def _named_host(value: str | None) -> str | None:
     return host
 
 
+def _clip(text: str) -> str:
+    """A request key or header as logged and echoed: at most KEY_SHOWN_CHARS (a key holds the request's
+    identifying fields, so a 32 MB body would otherwise be a 32 MB log line per request)."""
+    return text if len(text) <= KEY_SHOWN_CHARS else text[:KEY_SHOWN_CHARS] + f"… ({len(text):,} characters)"
+
+
 def _closest(catalog: Catalog, key: str) -> dict | None:
+    # difflib is quadratic in the lengths: compare the keys' first CLOSEST_CHARS only (a 1 MB key took 131 s).
+    key = key[:CLOSEST_CHARS]
     best, best_ratio = None, -1.0
     for candidate in catalog.keys:
-        matcher = difflib.SequenceMatcher(None, key, candidate, autojunk=False)
+        matcher = difflib.SequenceMatcher(None, key, candidate[:CLOSEST_CHARS], autojunk=False)
         if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
             continue
         ratio = matcher.ratio()

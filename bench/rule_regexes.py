@@ -1,23 +1,26 @@
-"""Is a regex linear on hostile input? Crafted worst cases, timed at two sizes.
+"""Worst cases for every rule regex, timed at two sizes: linear time grows by the size ratio (run by hand:
+`make bench-regex`; never part of the test suite, and no verdict on time is asserted anywhere).
 
-Python's `re` (and `regex`) backtrack: `\\w+@` searched over a megabyte of letters with no `@` retries the
-whole run from every start position (quadratic), and `(a+)+b` is exponential. A recorded page is attacker
-text, so every rule pattern must run in linear time on any input.
-
-The worst cases are built from the pattern itself (parsed with the standard library's own parser): for every
-repetition, its "pump" — a short string the repeated part matches — is repeated after a prefix that leads to
-it, then followed by a character that makes the match fail, which is what forces backtracking. Generic
-fillers (long runs of letters, digits, spaces, dots, `a.a.a.`…) are added. Each case is timed at two sizes
-with a fixed ratio between them; linear time grows by that ratio, quadratic by its square. Ratios, never
-absolute times, so a loaded machine does not change the verdict.
+Every rule pattern and whole-text scanner regex runs with RE2 (scanner.rx), which is linear by construction;
+this shows it on crafted input. The worst cases are built from each pattern's own structure (parsed with the
+standard library's parser): for every repetition, its "pump" — a short string the repeated part matches — is
+repeated after a prefix that leads to it, then followed by a character that makes the match fail, which is
+what forces a backtracking engine to retry (`\\w+@` over letters, `(a+)+b`, `\\d*\\d*\\d*\\d*Q` over digits).
+Generic fillers (runs of letters, digits, spaces, dots, `a.a.a.`…) are added. Each case runs at `--size` and 8×
+that; the figure is the time ratio divided by 8 (about 1 for linear time; quadratic time would show about 8).
 """
 
 from __future__ import annotations
 
+import argparse
 import re
+import sys
 import time
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
 try:                                   # Python 3.11+
     from re import _constants as C
@@ -30,14 +33,6 @@ _ALPHABET = "a1 A.-_@/:\n\t=+#ñé,;'\"()[]{}<>!?%&*~^$|\\xX0zZ9" + "\u00a0\u201
 _FILLERS = ("a", "A", "1", " ", ".", "-", "@", "a.", "a ", "1 ", "1-", "a-", "\n", "a@", "a:", "=a", "aA1",
             "\u00a0", "+", "/", "a\n")
 _KILLERS = ("", "\x00", "!", " ", "a", "1", "@", ".")
-
-
-@dataclass
-class Verdict:
-    pattern: str
-    attack: str          # a short description of the worst case found
-    growth: float        # time(large) / time(small) / size ratio: ~1 linear, ~size ratio for quadratic
-    linear: bool
 
 
 def _char_for(node, state, flags: int) -> str | None:
@@ -157,33 +152,38 @@ def _time(search, text: str, repeats: int) -> float:
     return best
 
 
-def plain_scan_time(text: str, repeats: int = 3) -> float:
-    """The cost of the simplest linear scan of `text` by the regex engine: the unit of the ratios."""
-    rx = re.compile(r"\x00\x01")
-    return _time(rx.finditer, text, repeats)
+def inventory() -> list[tuple[str, object]]:
+    """(name, compiled rx.Pattern) of every rule regex and whole-text scanner regex."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from rule_regexes import in_scope        # tests/rule_regexes.py: the same inventory the tests check
+
+    return [(name, rx) for name, rx, _mode in in_scope()]
 
 
-def check(pattern: str, search: Callable[[str], object], flags: int = 0, small: int = 1024, factor: int = 4,
-          repeats: int = 5, extra: tuple[str, ...] = (), limit: float = 2.0) -> Verdict:
-    """Time every crafted case at `small` and `small * factor` characters. Linear time grows by `factor`;
-    a case that grows more than `limit` times that (quadratic grows by factor²) is super-linear. The worst
-    case is confirmed at the next size before the verdict is given, so one noisy timing does not decide."""
-    worst = Verdict(pattern, "", 0.0, True)
-    cases = attacks(pattern, flags, extra)
-    for label, make in cases:          # exponential backtracking shows within a few dozen characters: stop there
-        for n in range(8, 41, 4):
-            if _time(search, make(n), 1) > 0.05:
-                return Verdict(pattern, label, float("inf"), False)
-    for label, make in cases:
-        t_small = max(_time(search, make(small), repeats), 1e-6)
-        t_large = _time(search, make(small * factor), max(1, repeats // 2))
-        growth = t_large / t_small / factor
-        if growth > worst.growth:
-            worst = Verdict(pattern, label, growth, True)
-            if growth > limit:
-                t_larger = _time(search, make(small * factor * factor), 2)
-                confirmed = t_larger / max(t_large, 1e-6) / factor
-                worst = Verdict(pattern, label, max(growth, confirmed), confirmed <= limit)
-                if not worst.linear:
-                    return worst
-    return worst
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1 << 17, help="characters of the smaller case (default 128 K)")
+    parser.add_argument("--only", default="", help="only patterns whose name contains this")
+    args = parser.parse_args()
+    worst = []
+    for name, compiled in inventory():
+        if args.only and args.only not in name:
+            continue
+        cases = attacks(compiled.pattern, compiled.flags & (re.I | re.M | re.S | re.X))
+        growth, label = 0.0, ""
+        for case, make in cases:
+            small, big = make(args.size), make(args.size * 8)
+            t_small = max(_time(compiled.finditer, small, 2), 1e-6)
+            t_big = _time(compiled.finditer, big, 1)
+            g = t_big / t_small / 8
+            if g > growth:
+                growth, label = g, case
+        worst.append((growth, name, label, len(cases)))
+        print(f"{growth:6.2f}  {name}  ({len(cases)} cases; worst {label})", flush=True)
+    worst.sort(reverse=True)
+    print(f"\n{len(worst)} regexes; worst growth per 8x input {worst[0][0]:.2f} ({worst[0][1]}): "
+          "1 is linear, 8 quadratic")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""A Node adapter built from real libraries (p-retry with `randomize`, opossum, fetch with an
+AbortController cancelled twice; `tests/node/adapter.mjs`) driven against `centinela serve` and judged by
+verify-run. Runs where node is installed and `make setup` installed the packages (`npm ci` in tests/node;
+never from a test); skips otherwise."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from realclients import Replay
+from test_real_clients import PARTIAL_URLS, judge, statuses
+from scanner.score.verify_run import format_text
+
+NODE_DIR = Path(__file__).resolve().parent / "node"
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(
+    NODE is None or not (NODE_DIR / "node_modules" / "p-retry").is_dir() or not (NODE_DIR / "node_modules" / "opossum").is_dir(),
+    reason="node, or the packages of tests/node (make setup runs npm ci there), not installed")
+
+
+def run_phase(replay: Replay, tmp_path: Path, phase: str, mode: str) -> list[dict]:
+    out = tmp_path / f"{phase}.json"
+    proc = subprocess.Popen([NODE, str(NODE_DIR / "adapter.mjs"), replay.base_url, phase, mode, str(out)],
+                            cwd=NODE_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={"PATH": "/usr/bin:/bin", "PARTIAL_URLS": json.dumps(PARTIAL_URLS),
+                                 # retry-after, then 400–800 ms of randomized backoff: wide against an event
+                                 # loop a loaded machine stalls for a few hundred ms, which fires every timer
+                                 # due meanwhile at once (README "Behaviour checks", jitter)
+                                 "MIN_TIMEOUT": "400"})
+    line = proc.stdout.readline().strip()
+    assert line == "done", proc.stderr.read()
+    replay.pending.append(proc)          # a request it never aborted keeps it alive until the server stops
+    return json.loads(out.read_text())
+
+
+def exercise(tmp_path: Path, mode: str) -> dict:
+    records = {"gs-001": [], "gs-005": []}
+    with Replay(tmp_path) as replay:
+        replay.pending = []
+        replay.scenario("search:429x10")
+        records["gs-001"] += run_phase(replay, tmp_path, "rate_limit", mode)
+        replay.scenario("search:timeout")
+        records["gs-001"] += run_phase(replay, tmp_path, "timeout", mode)
+        replay.scenario()
+        records["gs-005"] += run_phase(replay, tmp_path, "partial", mode)
+        replay.scenario("search:5xx*")
+        records["gs-001"] += run_phase(replay, tmp_path, "storm", mode)
+        for proc in replay.pending:
+            if mode != "noabort":
+                proc.wait(timeout=60)
+    for proc in replay.pending:
+        proc.wait(timeout=60)
+    return judge(tmp_path, replay.log_path, records)
+
+
+@pytest.mark.parametrize("repetition", range(5))
+def test_good_node_adapter_passes_every_check(loopback, tmp_path, repetition):
+    result = exercise(tmp_path, "good")
+    assert result["ok"], format_text(result)
+    assert statuses(result) == dict.fromkeys(("retry_after", "breaker", "timeout", "partial", "error_classes"),
+                                             "pass"), format_text(result)
+    assert result["providers"]["tavily"]["calls_not_sent"] >= 1
+
+
+@pytest.mark.parametrize("mode, check, reason", [
+    ("nojitter", "retry_after", "no jitter: 10 calls retried at attempt 2 after "),
+    ("nobreaker", "breaker", " opened the breaker (5 consecutive failures "),
+    ("noabort", "timeout", "the client never aborted it"),
+])
+def test_each_bad_node_adapter_fails_the_check_meant_for_it(loopback, tmp_path, mode, check, reason):
+    result = exercise(tmp_path, mode)
+    failed = {b["name"]: b for b in result["behaviour"]["checks"] if b["status"] == "fail"}
+    assert not result["ok"] and check in failed, format_text(result)
+    assert reason in failed[check]["reason"]
