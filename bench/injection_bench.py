@@ -281,6 +281,10 @@ def print_families(rows) -> None:
     for r in rows:
         ft = f"{r['fasttext']:.2f}" if "fasttext" in r else "diverged" if "fasttext_error" in r else "—"
         print(f"| {r['source']} | {r['n']} | {r['lr']:.2f} | {ft} |")
+    if rows:
+        lr = np.mean([r["lr"] for r in rows])
+        ft = np.mean([r["fasttext"] for r in rows if "fasttext" in r]) if any("fasttext" in r for r in rows) else float("nan")
+        print(f"| mean | | {lr:.2f} | {ft:.2f} |")
     print("\n## Recall at fixed false-positive rates (model alone, each fold's model: text recall of the held-out source "
           "at the thresholds flagging at most this fraction of the held-apart benign pages, any channel, no gate)\n")
     print("| held-out source | " + " | ".join(f"pages ≤ {p:.0%}" for p in FPR_POINTS) + " |")
@@ -288,10 +292,6 @@ def print_families(rows) -> None:
     for r in rows:
         if "curve" in r:
             print(f"| {r['source']} | " + " | ".join(f"{v:.2f}" for v in r["curve"].values()) + " |")
-    if rows:
-        lr = np.mean([r["lr"] for r in rows])
-        ft = np.mean([r["fasttext"] for r in rows if "fasttext" in r]) if any("fasttext" in r for r in rows) else float("nan")
-        print(f"| mean | | {lr:.2f} | {ft:.2f} |")
 
 
 def shipped_figures(lab: E.Lab, shipped, held, results) -> None:
