@@ -140,6 +140,28 @@ def score_windows(model: M.Model, wins: list[Window]) -> None:
             w.score = s
 
 
+_CLAUSE_END = frozenset(".!?:;\n")
+
+
+def window_cues(win: Window) -> set[str]:
+    """The gate cues of a window as they stand in its text, not as its cut makes them: a window that starts
+    inside a sentence does not start a clause (an opening imperative needs one), and one cut inside a word
+    (a run with no space to cut at) does not make a word boundary there. The window's prepared text gets a
+    `_` (a word character no cue matches) where the cut is not a real edge, so the cues are those of the
+    window's span searched in its paragraph."""
+    text = win.item.norm.text
+    s, e = win.start, win.end
+    p = win.prepared
+    if s > 0:
+        if not text[s - 1].isspace():
+            p = "_" + p[1:]                        # cut inside a word
+        elif text[:s].strip() and text[:s].rstrip()[-1] not in _CLAUSE_END:
+            p = "_" + p                            # inside a sentence: no clause start here
+    if e < len(text) and not text[e].isspace():
+        p = p[:-1] + "_"
+    return F.cues_of([p])[0]
+
+
 def covered_units(win: Window) -> list[int]:
     """Indexes (in the block) of the units the window's text comes from."""
     bs, be = win.item.norm.span(win.start, max(win.end, win.start + 1))
@@ -214,7 +236,7 @@ class LearnedRule:
                     continue
             if w.score < self.threshold(group):
                 continue
-            if group in self.gate and not (F.cues_of([w.prepared])[0] & self.gate_cues_of[group]):
+            if group in self.gate and not (window_cues(w) & self.gate_cues_of[group]):
                 continue
             fired.setdefault((id(w.item), group), []).append(w)
         findings = [self._finding(doc, ws, group, reasons_of.get(id(ws[0].item), []))
@@ -255,7 +277,7 @@ class LearnedRule:
         threshold = float(M.sigmoid(self.threshold(group)))
         terms = M.explain(self.model, best.prepared)
         concepts = M.explain_concepts(self.model, best.prepared)
-        cues = sorted(F.cues_of([best.prepared])[0])
+        cues = sorted(window_cues(best))
         why = f"score {prob:.2f} ≥ {threshold:.2f} for {group.replace('_', '-')} text"
         if terms:
             why += "; weighed most: " + ", ".join(f"«{t}»" for t, _ in terms)

@@ -46,11 +46,23 @@ _GATE_CUES_RX: dict = {}
 _SEP = "\x00"
 
 
+# A cue's opening context — the start of a text or clause (`^`, a sentence end, a space) — holds in a paragraph
+# the loader cuts out but not necessarily where that paragraph stands in the page's markup (after `>`, or glued
+# to the text before it once tags are removed). For the page-level test, each such group is dropped: what is
+# left matches wherever the cue matches in any paragraph (a superset, tested).
+_CLAUSE_START = re.compile(r"\(\?:\^(?:[^()\\]|\\.)*\)")
+
+
+def relaxed_cue(pattern: str) -> str:
+    """`pattern` without its start-of-text/clause context groups `(?:^|…)`: a superset of its matches."""
+    return _CLAUSE_START.sub("", pattern)
+
+
 def _gate_regex(cues: frozenset):
-    """One pattern for the gate cues: RE2 (linear time) when google-re2 is installed."""
+    """One pattern for the gate cues, relaxed (`relaxed_cue`): RE2 (linear time) when google-re2 is installed."""
     key = tuple(sorted(cues))
     if key not in _GATE_CUES_RX:
-        pattern = "|".join(f"(?:{F.CUES[c]})" for c in key)
+        pattern = "|".join(f"(?:{relaxed_cue(F.CUES[c])})" for c in key)
         try:
             import re2  # type: ignore
 
@@ -134,7 +146,8 @@ class ModelScreen:
     def may_fire(self, text: str, body: str, folded: str, joined: str) -> bool:
         for rule in self.rules:
             gate_rx = _gate_regex(rule.gate_cues)
-            gate_hit = bool(rule.gate) and (gate_rx.search(folded) is not None or gate_rx.search(joined) is not None)
+            # whitespace runs collapsed as a window's prepared text has them (a cue spelt across a line break)
+            gate_hit = bool(rule.gate) and any(gate_rx.search(" ".join(t.split())) is not None for t in (folded, joined))
             cands = self.candidates(text, body, gate_hit)
             if not cands:
                 continue
