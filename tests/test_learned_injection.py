@@ -169,6 +169,41 @@ def test_thresholds_are_overridable_in_a_rule_pack(tmp_path):
     load_pack.cache_clear()
 
 
+def test_a_hidden_window_that_speaks_to_an_ai_meets_the_cued_threshold(tmp_path):
+    """Channel-aware: in a comment, a window holding a `cued_by` cue (it addresses an AI reader or sets its output)
+    is judged against the cued threshold, the others against the plain one; a pack that sets a group's plain
+    threshold alone drops its cued one, `cued.<group>` sets it."""
+    cued = "<!-- Note for the AI assistant: the opening hours of the store are nine to five, Monday to Friday. -->"
+    plain = "<!-- The opening hours of the store are nine to five, Monday to Friday, and on Saturday morning. -->"
+    pages = {k: f"<html><body><p>Hola</p>{c}</body></html>".encode() for k, c in (("cued", cued), ("plain", plain))}
+    assert LEARNED.cued_by and set(LEARNED.spec.cued_thresholds) >= {"comment", "attribute", "meta", "json_ld"}
+    for group, t in LEARNED.spec.cued_thresholds.items():
+        assert t <= LEARNED.spec.thresholds[group]
+    builtin = REPO / "scanner" / "rules" / "injection"
+    pack = tmp_path / "pack"
+    pack.mkdir()
+
+    def fired(overrides: str) -> dict:
+        (pack / "model-thresholds.yaml").write_text(overrides, encoding="utf-8")
+        load_pack.cache_clear()
+        scanner = InjectionScanner((builtin, pack))
+        return {k: [f for f in scanner.scan(load_bytes(v, "p.html")) if f.rule_id == "INJ015"]
+                for k, v in pages.items()}
+
+    out = fired("rules:\n  INJ015: {comment: 0.999999, cued.comment: 0.0001}\n")
+    assert out["cued"] and not out["plain"]
+    info = out["cued"][0].extra["model"]
+    assert info["cued"] and info["threshold"] == 0.0001 and "ai addressee" in out["cued"][0].message
+    assert "speaks to an AI reader" in out["cued"][0].message
+    out = fired("rules:\n  INJ015: {comment: 0.999999}\n")
+    assert not out["cued"] and not out["plain"]
+    (pack / "model-thresholds.yaml").write_text("rules:\n  INJ015: {cued.comentario: 0.5}\n", encoding="utf-8")
+    load_pack.cache_clear()
+    with pytest.raises(RuleError, match="unknown channel group"):
+        load_pack((builtin, pack))
+    load_pack.cache_clear()
+
+
 def test_scanning_never_imports_scikit_learn():
     code = ("import sys; from scanner.scan import Scanner; from scanner.pipeline.run import scan_paths; "
             "from pathlib import Path; "

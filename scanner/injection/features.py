@@ -52,11 +52,18 @@ CUES: dict[str, str] = {
     "meta_instruction": r"\b(?:previous|prior|above|earlier|original|initial|system|preceding)\s+(?:instructions?|prompts?|"
                         r"rules|directions|guidelines|messages?|context)\b|\bsystem\s*prompt\b|\bprompt\b|"
                         r"\binstrucciones\s+(?:anteriores|previas|originales|del sistema)\b|\b(?:tus|sus)\s+instrucciones\b|"
-                        r"\byour\s+(?:instructions|rules|guidelines|programming)\b",
+                        r"\byour\s+(?:instructions|rules|guidelines|programming)\b|\b(?:new|important|updated|additional|real|true|"
+                        r"actual|hidden|secret|urgent)\s+(?:important\s+|new\s+)?instructions?\b|\bregardless of (?:any|all|"
+                        r"the|what) (?:previous|prior|earlier|other)\b|\bprevious (?:input|text|content|conversation)\b|"
+                        r"\b(?:nuevas|verdaderas|importantes|ocultas) instrucciones\b|\binstrucciones (?:nuevas|importantes|"
+                        r"ocultas|secretas)\b",
     "override_verb": r"\b(?:ignore|disregard|forget|override|bypass|ignora|ignoren|ignorar|olvida|olviden|omite|"
-                     r"descarta|desestima|haz caso omiso|hagan caso omiso)\b",
+                     r"descarta|desestima|haz caso omiso|hagan caso omiso|olvidate|olvidese|olvidense|no hagas caso|no hagan caso|"
+                     r"pasa por alto|pasen por alto)\b",
     "role_play": r"\b(?:act as|acting as|pretend|you are now|you will now|roleplay|role-play|role play|from now on|"
-                 r"actua como|actuen como|finge|fingir|a partir de ahora|de ahora en adelante|eres ahora|ahora eres)\b",
+                 r"actua como|actuen como|finge|fingir|a partir de ahora|de ahora en adelante|eres ahora|ahora eres)\b|"
+                 r"\b(?:i am|i'm|soy) (?:your|tu|su) (?:developer|creator|admin|administrator|owner|programmer|operator|"
+                 r"desarrollador|creador|administrador|programador|operador)\b",
     "chat_template": r"<\|[a-z_]+\|>|\[/?inst\]|<<\s*/?sys\s*>>|</?system>|</?assistant>|(?:^|\n|\s)(?:system|sistema|"
                      r"assistant|asistente|user|usuario)\s*:|###\s*(?:system|instruction|instruccion)",
     "reply_control": r"\b(?:your (?:response|answer|reply|output)|respond (?:only )?with|reply (?:only )?with|"
@@ -108,7 +115,8 @@ CUES: dict[str, str] = {
                       r"debera)\b|\b(?:state|claim|assert|say|declare) that\b|\bin (?:base ?64|base ?32|rot ?13|"
                       r"hex|morse|caesar|leetspeak)\b|\b(?:en|a) (?:base ?64|cifrado cesar|clave morse)\b|"
                       r"\bbegin (?:your|the|each) (?:response|answer|reply)\b|\b(?:respond|reply|answer) "
-                      r"(?:only |solely |exclusively )?(?:with|in|by)\b",
+                      r"(?:only |solely |exclusively )?(?:with|in|by)\b|\b(?:let's|lets|let us|we might|we could|we should|you "
+                      r"should|you must) (?:say|state|claim|assert|answer|reply|respond|tell)\b|\bdigamos que\b",
     # task hijack: a task for the reader, set against the one it was given or tied to when it reads the page
     "task_hijack": r"\binstead,? (?:write|tell|say|answer|respond|reply|output|print|give|list|explain|describe|"
                    r"recommend|translate|create|generate)\b|\bbefore (?:answering|responding|replying|you (?:answer|"
@@ -125,7 +133,9 @@ CUES: dict[str, str] = {
                    r"\b(?:revela|muestra|muestrame|repite|imprime|dime|dame|comparte|escribe)\b[^.\n]{0,30}\b"
                    r"(?:tu|tus|el|la|las|los) (?:prompt|instrucciones|contrasena|clave|reglas|indicaciones|"
                    r"configuracion)\b|\bwhat (?:is|was|were) (?:your|the) (?:password|instructions|system prompt|"
-                   r"secret|prompt)\b|\bcual (?:es|era) (?:tu|la|el) (?:contrasena|clave|prompt)\b",
+                   r"secret|prompt)\b|\bcual (?:es|era) (?:tu|la|el) (?:contrasena|clave|prompt)\b|\b(?:confirmes|confirma|"
+                   r"confirme|proporciones|proporciona|reveles|compartas)\b[^.\n]{0,30}\b(?:la|tu|su) (?:contrasena|"
+                   r"clave|password)\b",
     # role-play and jailbreak personas
     "jailbreak": r"\bdan\b|\bdo anything now\b|\bdeveloper mode\b|\bgod mode\b|\bmodo (?:desarrollador|dios|"
                  r"sin restricciones|libre)\b|\bjailbr(?:eak|oken)\b|\b(?:no|without|free from|free of|sin) "

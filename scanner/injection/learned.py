@@ -192,6 +192,8 @@ class LearnedRule:
         self.gate = frozenset(spec.gate)
         self.gate_cues_of = spec.cues_of_gate()
         self.gate_cues = frozenset().union(*self.gate_cues_of.values()) if self.gate_cues_of else frozenset()
+        self.cued_logit = {g: M.logit(t) for g, t in spec.cued_thresholds.items()}
+        self.cued_by = frozenset(spec.cued_by)
 
     @property
     def model(self) -> M.Model:
@@ -201,6 +203,18 @@ class LearnedRule:
 
     def threshold(self, group: str) -> float:
         return self.logit.get(group, self.logit["default"])
+
+    def lowest(self, group: str) -> float:
+        """The lowest threshold a window of `group` can meet: the cued one when the group has it."""
+        t = self.threshold(group)
+        return min(t, self.cued_logit[group]) if group in self.cued_logit else t
+
+    def threshold_of(self, group: str, cues) -> float:
+        """The threshold of a window of `group` holding `cues` (its `window_cues`)."""
+        t = self.threshold(group)
+        if group in self.cued_logit and cues & self.cued_by:
+            return min(t, self.cued_logit[group])
+        return t
 
     def scan(self, doc: Document) -> list[Finding]:
         items = collect(doc, self.channels)
@@ -216,7 +230,7 @@ class LearnedRule:
         sub_items: list[Item] = []
         for w in wins:
             groups = w.item.groups
-            if w.score < min(self.threshold(g) for g in groups):
+            if w.score < min(self.lowest(g) for g in groups):
                 continue
             if len(groups) == 1:
                 group = groups[0]
@@ -234,9 +248,12 @@ class LearnedRule:
                     if not fixed:
                         sub_items.extend(_split_runs(doc, w.item, idx, status, hidden_group))
                     continue
-            if w.score < self.threshold(group):
+            if w.score < self.lowest(group):
                 continue
-            if group in self.gate and not (window_cues(w) & self.gate_cues_of[group]):
+            cues = window_cues(w) if group in self.gate or group in self.cued_logit else frozenset()
+            if w.score < self.threshold_of(group, cues):
+                continue
+            if group in self.gate and not (cues & self.gate_cues_of[group]):
                 continue
             fired.setdefault((id(w.item), group), []).append(w)
         findings = [self._finding(doc, ws, group, reasons_of.get(id(ws[0].item), []))
@@ -274,11 +291,16 @@ class LearnedRule:
         if j <= i:
             return None
         prob = float(M.sigmoid(best.score))
-        threshold = float(M.sigmoid(self.threshold(group)))
+        found = window_cues(best)
+        threshold = float(M.sigmoid(self.threshold_of(group, found)))
         terms = M.explain(self.model, best.prepared)
         concepts = M.explain_concepts(self.model, best.prepared)
-        cues = sorted(window_cues(best))
+        cues = sorted(found)
+        cued = self.threshold_of(group, found) < self.threshold(group)
         why = f"score {prob:.2f} ≥ {threshold:.2f} for {group.replace('_', '-')} text"
+        if cued:
+            why += " that speaks to an AI reader or sets its output (" + ", ".join(
+                c.replace("_", " ") for c in sorted(found & self.cued_by)) + ")"
         if terms:
             why += "; weighed most: " + ", ".join(f"«{t}»" for t, _ in terms)
         if concepts:
@@ -290,7 +312,7 @@ class LearnedRule:
         finding = InjectionScanner._make(self.rule, item.block, doc, i, j, message, evidence, signal=["model"])
         finding.vector = GROUP_VECTOR[group]
         finding.extra["model"] = {"score": round(prob, 4), "threshold": round(threshold, 4), "group": group,
-                                  "top_terms": [[t, v] for t, v in terms], "cues": cues,
+                                  "top_terms": [[t, v] for t, v in terms], "cues": cues, "cued": cued,
                                   "concepts": [[t, v] for t, v in concepts]}
         return finding
 

@@ -151,10 +151,13 @@ class ModelScreen:
             cands = self.candidates(text, body, gate_hit)
             if not cands:
                 continue
-            # each gated group's limit and cues: a paragraph window counts for a group when it holds one of them
-            gated = [(rule.threshold(g) - MARGIN, rule.gate_cues_of[g]) for g in sorted(rule.gate)]
-            # each distinct text once, with the lowest limit of the groups it stands in
-            limit_of: dict[str, float] = {}
+            # each gated group's limits and cues: a paragraph window counts for a group when it holds one of them,
+            # at the group's cued limit when it also holds a cue of `cued_by`
+            gated = [(rule.threshold(g) - MARGIN, rule.lowest(g) - MARGIN, rule.gate_cues_of[g])
+                     for g in sorted(rule.gate)]
+            cued_by = rule.cued_by
+            # each distinct text once, with the lowest limits of the groups it stands in (plain, and with a cue)
+            limit_of: dict[str, tuple[float, float]] = {}
             gated_raw: set[str] = set()
             for group, raw in cands:
                 if not raw.strip():
@@ -163,11 +166,12 @@ class ModelScreen:
                     if gated:
                         gated_raw.add(raw)
                     continue
-                lim = rule.threshold(group) - MARGIN
-                if lim < limit_of.get(raw, float("inf")):
-                    limit_of[raw] = lim
+                lim = (rule.threshold(group) - MARGIN, rule.lowest(group) - MARGIN)
+                old = limit_of.get(raw)
+                limit_of[raw] = lim if old is None else (min(old[0], lim[0]), min(old[1], lim[1]))
             raws = list(limit_of) + sorted(r for r in gated_raw if r not in limit_of)
             limits: dict[str, float] = {}
+            cued_limits: dict[str, float] = {}
             gated_prepared: list[str] = []
             for raw, norm in zip(raws, normalize_all(raws)):
                 lim = limit_of.get(raw)
@@ -176,16 +180,28 @@ class ModelScreen:
                     p = F.prepare_normalized(norm[s:e])
                     if not M.worth_scoring(p):
                         continue
-                    if lim is not None and lim < limits.get(p, float("inf")):
-                        limits[p] = lim
+                    if lim is not None:
+                        if lim[0] < limits.get(p, float("inf")):
+                            limits[p] = lim[0]
+                        if lim[1] < lim[0] and lim[1] < cued_limits.get(p, float("inf")):
+                            cued_limits[p] = lim[1]
                     if in_gate:
                         gated_prepared.append(p)
+            # a window's cues as the screen cuts it are a superset of the rule's `window_cues` for the same span
+            if cued_limits and cued_by:
+                cand = [p for p in cued_limits if cued_limits[p] < limits.get(p, float("inf"))]
+                for p, cues in zip(cand, F.cues_of(cand)):
+                    if cues & cued_by:
+                        limits[p] = cued_limits[p]
             if gated_prepared:
-                lowest = min(lim for lim, _ in gated)
+                lowest = min(lo for _, lo, _ in gated)
                 uniq = [p for p in dict.fromkeys(gated_prepared) if lowest < limits.get(p, float("inf"))]
                 for p, cues in zip(uniq, F.cues_of(uniq)):
-                    for lim, need in gated:
-                        if cues & need and lim < limits.get(p, float("inf")):
+                    for lim, low, need in gated:
+                        if not cues & need:
+                            continue
+                        lim = low if cues & cued_by else lim
+                        if lim < limits.get(p, float("inf")):
                             limits[p] = lim
             if not limits:
                 continue

@@ -168,6 +168,105 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
     return {g: round(float(M.sigmoid(v)), 4) for g, v in sorted(out.items())}
 
 
+CUED_GROUPS = ("comment", "attribute", "meta", "json_ld", "css_hidden")
+CUED_PAGE_BUDGET = 0.0025       # training pages the cued thresholds may flag on top of the plain ones, out of fold
+CUED_PROMPT_BUDGET = 0.005      # benign instruction-like texts they may flag on top of the plain ones
+MIN_CUED_THRESHOLD = 0.2
+
+
+def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds: dict, rule,
+                           page_budget: float = CUED_PAGE_BUDGET, prompt_budget: float = CUED_PROMPT_BUDGET,
+                           verbose: bool = False) -> dict:
+    """Lower thresholds for hidden groups, applied to windows holding a cue of `rule.cued_by` (text that addresses
+    an AI reader or sets what the reader outputs), from out-of-fold scores.
+
+    Starting from the plain thresholds, a group's cued threshold goes down one benign training page at a time (the
+    page whose cued window scores highest out of fold), while the pages newly flagged stay within `page_budget`
+    of the pages and the benign instruction-like texts holding such a cue that it newly flags within
+    `prompt_budget` of those texts; at each step the group that gains the most attack windows per page newly
+    flagged goes down. Never below MIN_CUED_THRESHOLD."""
+    cued_by = set(rule.cued_by)
+    if not cued_by:
+        return {}
+    cues_of = F.cues_of([r.prepared for r in material.rows])
+    plain = {g: M.logit(thresholds.get(g, thresholds["default"])) for g in CUED_GROUPS}
+    gate = {g: set(rule.gate_cues_of.get(g, ())) for g in rule.gate}
+    pages: set[str] = set()
+    flagged0: set[str] = set()
+    pagemax: dict[str, dict[str, float]] = {g: {} for g in CUED_GROUPS}
+    pos: list[float] = []
+    prompts: list[float] = []
+    n_prompts = 0
+    for r, s, c in zip(material.rows, scores, cues_of):
+        cued = bool(c & cued_by)
+        if r.label:
+            if r.source != "templates":
+                pos.append(s if cued else -np.inf)
+            continue
+        if r.source == "benign-pages" and r.group:
+            pages.add(r.page)
+            g = r.group
+            if g in gate and not c & gate[g]:
+                continue
+            if s >= M.logit(thresholds.get(g, thresholds["default"])):
+                flagged0.add(r.page)
+            if g in pagemax and cued and s < plain[g]:
+                pagemax[g][r.page] = max(pagemax[g].get(r.page, -np.inf), s)
+        elif r.source in PROMPT_SOURCES:
+            n_prompts += 1
+            if cued and s < min(plain.values()):
+                prompts.append(float(s))
+    posa = np.array(pos)
+    prompts_sorted = np.sort(np.array(prompts))
+    k = int(prompt_budget * n_prompts)
+    prompt_floor = float(prompts_sorted[-(k + 1)]) + 0.05 if len(prompts_sorted) > k else -np.inf
+    floor = max(M.logit(MIN_CUED_THRESHOLD), prompt_floor)
+    levels = {g: sorted(((p, v) for p, v in pagemax[g].items() if p not in flagged0), key=lambda kv: (-kv[1], kv[0]))
+              for g in CUED_GROUPS}
+    allowed = {g: 0 for g in CUED_GROUPS}
+    budget = int(page_budget * len(pages))
+
+    def level(g, n):
+        vals = levels[g]
+        lo = max(floor, min(plain[g], floor))
+        return min(plain[g], lo if n >= len(vals) else max(vals[n][1] + THRESHOLD_MARGIN, lo))
+
+    def flagged(extra=None):
+        out = set()
+        for g in CUED_GROUPS:
+            n = extra[1] if extra and extra[0] == g else allowed[g]
+            out.update(p for p, _ in levels[g][:n])
+        return out
+
+    def gain(g, n):
+        return int((posa >= level(g, n)).sum())
+
+    while True:
+        base = flagged()
+        best = None
+        for g in CUED_GROUPS:
+            for step in (1, 2, 3):
+                n = allowed[g] + step
+                if n > len(levels[g]):
+                    break
+                new = flagged((g, n))
+                if len(new) > budget:
+                    continue
+                dg = gain(g, n) - gain(g, allowed[g])
+                cost = max(len(new) - len(base), 0.5)
+                if dg > 0 and (best is None or dg / cost > best[0]):
+                    best = (dg / cost, g, n)
+        if best is None:
+            break
+        allowed[best[1]] = best[2]
+    out = {g: round(float(M.sigmoid(level(g, allowed[g]))), 4) for g in CUED_GROUPS}
+    if verbose:
+        print(f"cued thresholds: budget {budget} more pages; pages allowed over each group {allowed}; cued benign "
+              f"instruction-like floor {M.sigmoid(prompt_floor):.4f} ({len(prompts)} of {n_prompts} texts): {out}",
+              flush=True)
+    return out
+
+
 def cv_summary(material: T.Material, scores: np.ndarray, thresholds: dict, rule) -> dict:
     """Out-of-fold figures at the chosen thresholds: recall of each source's windows as a comment would judge
     them, and benign windows over the threshold of their group, by group."""

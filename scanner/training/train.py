@@ -236,18 +236,22 @@ def train_bytes(material: Material, seed: int = SEED, header: dict | None = None
     return M.dump_model(weights, bias, header or {})
 
 
-def write_thresholds(path: Path, thresholds: dict) -> None:
-    """Replace the `thresholds:` block of the rule YAML (comments and everything else kept)."""
+def write_thresholds(path: Path, thresholds: dict, cued: dict | None = None) -> None:
+    """Replace the `thresholds:` (and `cued_thresholds:`) blocks of the rule YAML (comments and everything else
+    kept)."""
     import re
 
     from scanner.atomic import atomic_write_text
 
     text = path.read_text(encoding="utf-8")
-    block = "    thresholds:\n" + "".join(f"      {g}: {t}\n" for g, t in thresholds.items())
-    new, n = re.subn(r"    thresholds:\n(?:      [a-z_]+: [0-9.]+\n)+", lambda m: block, text)
-    if n != 1:
-        raise SystemExit(f"{path}: no thresholds block to update")
-    atomic_write_text(path, new)
+    for key, values in (("thresholds", thresholds), ("cued_thresholds", cued)):
+        if values is None:
+            continue
+        block = f"    {key}:\n" + "".join(f"      {g}: {t}\n" for g, t in values.items())
+        text, n = re.subn(rf"    {key}:\n(?:      [a-z_]+: [0-9.]+\n)+", lambda m: block, text)
+        if n != 1:
+            raise SystemExit(f"{path}: no {key} block to update")
+    atomic_write_text(path, text)
 
 
 def main(argv=None) -> int:
@@ -269,6 +273,7 @@ def main(argv=None) -> int:
           flush=True)
     oof = E.oof_scores(material, args.folds, args.seed)
     thresholds = E.choose_thresholds(material, oof, set(rule.gate), rule.gate_cues_of, verbose=True)
+    cued = E.choose_cued_thresholds(material, oof, thresholds, rule, verbose=True)
     cv = E.cv_summary(material, oof, thresholds, rule)
     header = {"seed": args.seed, "folds": args.folds, "C": C, "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
               "solver": "liblinear", "rows": len(material.rows), "positives": pos, "inputs": S.input_digests()}
@@ -278,11 +283,11 @@ def main(argv=None) -> int:
 
     atomic_write_bytes(args.out, data)
     if args.out == MODEL_FILE:
-        write_thresholds(RULE_FILE, thresholds)
+        write_thresholds(RULE_FILE, thresholds, cued)
         write_card(MODEL_FILE.parent / "MODEL_CARD.md", header, thresholds, cv, len(data),
                    hashlib.sha256(data).hexdigest())
     print(f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
-    print("thresholds:", json.dumps(thresholds))
+    print("thresholds:", json.dumps(thresholds), "cued:", json.dumps(cued))
     print(json.dumps(cv, indent=1))
     return 0
 
