@@ -32,9 +32,11 @@ def write_bench_section(path: Path, body: str) -> None:
     atomic_write_text(path, text.replace(old, section) if old else text.rstrip("\n") + "\n\n" + section)
 
 
-def write_card(path: Path, header: dict, thresholds: dict, cv: dict, size: int, digest: str) -> None:
+def write_card(path: Path, header: dict, thresholds: dict, cv: dict, size: int, digest: str,
+               cued: dict | None = None) -> None:
     inputs = "\n".join(f"| `{name}` | `{h}` |" for name, h in header["inputs"].items())
     th = "\n".join(f"| {g} | {t} |" for g, t in thresholds.items())
+    cued_rows = "\n".join(f"| {g} | {thresholds.get(g, thresholds['default'])} | {t} |" for g, t in (cued or {}).items())
     pos = "\n".join(f"| {k} | {v} |" for k, v in cv["positive_windows_over_comment_threshold"].items())
     neg = "\n".join(f"| {k} | {v} |" for k, v in cv["benign_windows_over_their_threshold"].items())
     text = f"""# Model card: INJ015, the learned injection detector
@@ -86,6 +88,21 @@ Override them in a rule pack with `model-thresholds.yaml`.
 | group | threshold |
 |---|---|
 {th}
+
+## Cued thresholds (hidden groups: a window that speaks to an AI reader or sets its output)
+
+In a hidden group, a window holding one of the rule's `cued_by` cues (an AI addressee or notice, a reader that is a
+machine, earlier instructions, an override, role-play, chat tokens or fake turns, prompt leaking, a jailbreak
+persona, a claim to present as confirmed, secrecy, a hijacked task, output or reply control, exfiltration) meets
+the lower cued threshold. Chosen from the same out-of-fold scores: starting at the plain threshold, a group's cued
+threshold goes down one benign training page at a time while the pages newly flagged stay within 0.25 % of the
+training pages and the benign instruction-like windows newly flagged (all hold such a cue) within 0.5 % of all
+of them, on top of the 1 % the plain thresholds allow. Never below 0.2. Override them in a rule pack with `cued.<group>` in `model-thresholds.yaml` (a pack
+that sets a group's plain threshold alone drops its cued one).
+
+| group | plain | cued |
+|---|---|---|
+{cued_rows}
 
 ## Cross-validation at these thresholds
 

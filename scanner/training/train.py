@@ -285,7 +285,7 @@ def main(argv=None) -> int:
     if args.out == MODEL_FILE:
         write_thresholds(RULE_FILE, thresholds, cued)
         write_card(MODEL_FILE.parent / "MODEL_CARD.md", header, thresholds, cv, len(data),
-                   hashlib.sha256(data).hexdigest())
+                   hashlib.sha256(data).hexdigest(), cued)
     print(f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
     print("thresholds:", json.dumps(thresholds), "cued:", json.dumps(cued))
     print(json.dumps(cv, indent=1))
