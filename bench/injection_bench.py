@@ -283,8 +283,8 @@ def print_families(rows) -> None:
         print(f"| {r['source']} | {r['n']} | {r['lr']:.2f} | {ft} |")
     if rows:
         lr = np.mean([r["lr"] for r in rows])
-        ft = np.mean([r["fasttext"] for r in rows if "fasttext" in r]) if any("fasttext" in r for r in rows) else float("nan")
-        print(f"| mean | | {lr:.2f} | {ft:.2f} |")
+        fts = [r["fasttext"] for r in rows if "fasttext" in r]
+        print(f"| mean | | {lr:.2f} | {f'{np.mean(fts):.2f}' if fts else '—'} |")
     print("\n## Recall at fixed false-positive rates (model alone, each fold's model: text recall of the held-out source "
           "at the thresholds flagging at most this fraction of the held-apart benign pages, any channel, no gate)\n")
     print("| held-out source | " + " | ".join(f"pages ≤ {p:.0%}" for p in FPR_POINTS) + " |")
