@@ -254,11 +254,15 @@ def test_relaxed_gate_cues_match_wherever_a_window_has_a_gate_cue(text, cut, bef
     from scanner.injection.prefilter import fold_page
     from scanner.normalize import normalize
 
+    import html as _html
+    import re as _re
+
     rule = SCANNER.injection.learned[0]
     body = text.text[cut:] or text.text
-    norm = normalize(body)
-    item = Item(Block([], [], body), norm, ("css_hidden",))
-    page = f"<p>Aceros</p><div style=\"display:none\">{before}{body}</div>"
+    page = f"<p>Aceros</p><div style=\"display:none\">{before}{_html.escape(body, quote=False)}</div>"
+    para = _re.sub(r"<[^>]*>", "", before) + body          # the paragraph the loader reads in the div
+    norm = normalize(para)
+    item = Item(Block([], [], para), norm, ("css_hidden",))
     folded = " ".join(fold_page(page).split())
     rx = _gate_regex(rule.gate_cues)
     for s, e in M.windows(norm.text):
