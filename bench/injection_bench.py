@@ -15,6 +15,8 @@ Reads ../shared; skips when it is absent. Slow (about 15–25 minutes on 2 cores
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 import tempfile
@@ -83,6 +85,7 @@ def main() -> int:
     parser.add_argument("--sources", nargs="*", default=list(S.ATTACK_SOURCES))
     parser.add_argument("--no-fasttext", action="store_true")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure as JSON here")
+    parser.add_argument("--no-card", action="store_true", help="do not write the figures into the model card")
     args = parser.parse_args()
     if not S.available():
         print("bench-injection: ../shared/training absent, skipped")
@@ -96,10 +99,12 @@ def main() -> int:
     from scanner.injection.learned import collect, item_windows
 
     held_rows = []
-    for name, doc in held:
-        if name == "benign-pages":
-            for w in item_windows(collect(doc, rule.channels)):
+    held_page = []
+    for k, (name, doc) in enumerate(held):
+        for w in item_windows(collect(doc, rule.channels)):
+            if name == "benign-pages":
                 held_rows.append(w.prepared)
+            held_page.append((k, w.prepared))
     print(f"material loaded in {time.perf_counter() - t0:.0f} s: {len(lab.page_rows)} benign training windows, "
           f"{len(held)} held-apart benign pages")
     results: dict = {"loso": {}, "families": {}, "fp": {}, "shipped": {}}
@@ -122,7 +127,8 @@ def main() -> int:
         # families on the same fold: text-level recall at the threshold that flags no held-apart benign window
         lr_thr = max(model.scores(held_rows)) if held_rows else 0.0
         lr_rec = float(np.mean(text_best(model.scores, texts) > lr_thr))
-        row = {"source": source, "n": len(texts), "lr": lr_rec, "lr_fit_s": round(time.perf_counter() - t1, 1)}
+        row = {"source": source, "n": len(texts), "lr": lr_rec, "lr_fit_s": round(time.perf_counter() - t1, 1),
+               "curve": recall_at_page_fpr(model.scores, texts, held_page, len(held))}
         if not args.no_fasttext:
             try:
                 t2 = time.perf_counter()
@@ -142,14 +148,65 @@ def main() -> int:
               flush=True)
     results["loso"] = {"|".join(k): v for k, v in det.counts.items()}
     results["families"] = family_rows
-    print_loso(det)
-    print_fp(results["fp"])
-    print_families(family_rows)
-    shipped_figures(lab, shipped, held, results)
+    tee = Tee()
+    with contextlib.redirect_stdout(tee):
+        print_loso(det)
+        print_fp(results["fp"])
+        print_families(family_rows)
+        shipped_figures(lab, shipped, held, results)
+    if set(args.sources) == set(S.ATTACK_SOURCES) and not args.no_card:
+        write_card_section(rule, tee.getvalue(), time.perf_counter() - t0)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
     print(f"done in {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+class Tee(io.StringIO):
+    """Printed figures go to the terminal and are kept for the model card."""
+
+    def write(self, text):
+        sys.__stdout__.write(text)
+        return super().write(text)
+
+
+def write_card_section(rule, printed: str, seconds: float) -> None:
+    """The figures of a full run (every fold), in the model card's generalisation section, with the digest of the
+    model they were measured on (training keeps the section; a digest that no longer matches says it is stale)."""
+    import hashlib
+
+    from scanner.training.card import write_bench_section
+
+    model = Path(rule.path)
+    digest = hashlib.sha256(model.read_bytes()).hexdigest()
+    body = (f"## Generalisation, measured by `make bench-injection`\n\nMeasured on the model with sha256 `{digest}` "
+            f"(the shipped file when this section was written; {seconds / 60:.0f} minutes on the machine it ran on). "
+            "Leave-one-source-out: each fold's model is trained without one attack source and every text of that "
+            "source is put into the seven carriers and scanned through the real loaders, at the shipped thresholds. "
+            "Cells: lexicon alone / model alone / **both**.\n" + printed)
+    write_bench_section(model.parent / "MODEL_CARD.md", body)
+    print(f"figures written into {model.parent / 'MODEL_CARD.md'}")
+
+
+FPR_POINTS = (0.0, 0.01, 0.02, 0.05)
+
+
+def recall_at_page_fpr(scorer, texts, held_page, n_pages) -> dict:
+    """Model-alone text recall (a text counts when its best window reaches the threshold) at the thresholds that
+    flag at most 0 %, 1 %, 2 %, 5 % of the held-apart benign pages (a page counts by its best window, any
+    channel, no gate): the recall-at-fixed-false-positive-rate curve of one fold."""
+    scores = scorer([p for _, p in held_page]) if held_page else np.zeros(0)
+    page_max = np.full(n_pages, -np.inf)
+    for (k, _), s in zip(held_page, scores):
+        page_max[k] = max(page_max[k], s)
+    page_max = np.sort(page_max)[::-1]
+    best = text_best(scorer, texts)
+    out = {}
+    for fpr in FPR_POINTS:
+        allowed = int(fpr * n_pages)
+        thr = page_max[allowed] if allowed < n_pages else -np.inf
+        out[f"{fpr:.0%}"] = round(float(np.mean(best > thr)), 3)
+    return out
 
 
 def corpus_texts() -> list[S.Text]:
@@ -226,8 +283,15 @@ def print_families(rows) -> None:
         print(f"| {r['source']} | {r['n']} | {r['lr']:.2f} | {ft} |")
     if rows:
         lr = np.mean([r["lr"] for r in rows])
-        ft = np.mean([r["fasttext"] for r in rows if "fasttext" in r]) if any("fasttext" in r for r in rows) else float("nan")
-        print(f"| mean | | {lr:.2f} | {ft:.2f} |")
+        fts = [r["fasttext"] for r in rows if "fasttext" in r]
+        print(f"| mean | | {lr:.2f} | {f'{np.mean(fts):.2f}' if fts else '—'} |")
+    print("\n## Recall at fixed false-positive rates (model alone, each fold's model: text recall of the held-out source "
+          "at the thresholds flagging at most this fraction of the held-apart benign pages, any channel, no gate)\n")
+    print("| held-out source | " + " | ".join(f"pages ≤ {p:.0%}" for p in FPR_POINTS) + " |")
+    print("|---|" + "---|" * len(FPR_POINTS))
+    for r in rows:
+        if "curve" in r:
+            print(f"| {r['source']} | " + " | ".join(f"{v:.2f}" for v in r["curve"].values()) + " |")
 
 
 def shipped_figures(lab: E.Lab, shipped, held, results) -> None:
@@ -246,8 +310,12 @@ def shipped_figures(lab: E.Lab, shipped, held, results) -> None:
     total = sum(r["pages"] for r in fp.values())
     flagged = sum(r["either"] for r in fp.values())
     print(f"  all benign pages: {flagged} of {total} flagged ({flagged / total:.2%})")
+    from scanner.training.families import held_out_texts
+
     for label, texts in (("NotInject (benign prompts with trigger words)", S.notinject()),
-                         ("held-out texts (ours, never trained)", S.heldout_texts())):
+                         ("held-out texts (ours, never trained)", S.heldout_texts()),
+                         ("held-out fifth of the attack families and hard negatives (ours, never trained)",
+                          held_out_texts())):
         if not texts:
             continue
         det = E.Detection()

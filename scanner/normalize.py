@@ -195,3 +195,24 @@ def _normalize_by_character(text: str) -> Normalized:
             out.append(c)
             index.append(i)
     return Normalized("".join(out), text, index)
+
+
+def _fold_match(m: re.Match) -> str:
+    return _fold_char(m.group())
+
+
+# `normalize_text` folds in two C-level passes: the table, then the characters the table leaves to the slow path.
+# That equals the per-character loop only if the second pass leaves every table output as it is (it is not such a
+# character, or folding it again gives itself): checked once here.
+_TWO_PASS = all(_NEEDS_SLOW_PATH.search(v) is None or _fold_char(v) == v for v in _SIMPLE_TABLE.values())
+
+
+def normalize_text(text: str) -> str:
+    """`normalize(text).text` without the map back to the original (for screens that only need the folding)."""
+    if text.isascii():
+        return text.lower()
+    if _NEEDS_SLOW_PATH.search(text) is None:
+        return text.translate(_SIMPLE_TABLE)
+    if not _TWO_PASS:  # pragma: no cover
+        return normalize(text).text
+    return _NEEDS_SLOW_PATH.sub(_fold_match, text.translate(_SIMPLE_TABLE))

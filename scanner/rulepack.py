@@ -84,6 +84,13 @@ class ModelSpec(_Strict):
                     "json_ld, noscript, template, svg_text, pdf_hidden, visible) and `default` for the others")
     gate: list[str] = Field(default_factory=list, description="Groups where a window also needs a gate cue")
     gate_cues: list[str] = Field(default_factory=list, description="Structural cues that open the gate")
+    group_gate_cues: dict[str, list[str]] = Field(
+        default_factory=dict, description="Per gated group, the cues that open its gate instead of `gate_cues`")
+    cued_thresholds: dict[str, float] = Field(
+        default_factory=dict, description="Per hidden channel group, the lower probability a window must reach when "
+                                          "it holds one of `cued_by` (it addresses or instructs an AI reader, or "
+                                          "tells the reader what to output)")
+    cued_by: list[str] = Field(default_factory=list, description="The cues that make `cued_thresholds` apply")
 
     @field_validator("thresholds")
     @classmethod
@@ -110,7 +117,27 @@ class ModelSpec(_Strict):
         for c in self.gate_cues:
             if c not in CUE_NAMES:
                 raise ValueError(f"gate_cues: unknown cue {c!r} (known: {', '.join(CUE_NAMES)})")
+        for g, cues in self.group_gate_cues.items():
+            if g not in self.gate:
+                raise ValueError(f"group_gate_cues: {g!r} is not a gated group")
+            for c in cues:
+                if c not in CUE_NAMES:
+                    raise ValueError(f"group_gate_cues: unknown cue {c!r} (known: {', '.join(CUE_NAMES)})")
+        for c in self.cued_by:
+            if c not in CUE_NAMES:
+                raise ValueError(f"cued_by: unknown cue {c!r} (known: {', '.join(CUE_NAMES)})")
+        for g, t in self.cued_thresholds.items():
+            if g not in GROUPS:
+                raise ValueError(f"cued_thresholds: unknown channel group {g!r} (known: {', '.join(GROUPS)})")
+            if not 0.0 < t < 1.0:
+                raise ValueError(f"cued threshold of {g} must lie strictly between 0 and 1")
+        if self.cued_thresholds and not self.cued_by:
+            raise ValueError("cued_thresholds need `cued_by`: the cues that make them apply")
         return self
+
+    def cues_of_gate(self) -> dict[str, frozenset]:
+        """Each gated group's cues."""
+        return {g: frozenset(self.group_gate_cues.get(g, self.gate_cues)) for g in self.gate}
 
     def resolved_file(self, rule_source: str) -> str:
         base = Path(rule_source).parent if rule_source else BUILTIN_RULES / "injection"
@@ -288,9 +315,16 @@ def _apply_threshold_overrides(path: Path, rules: list[Rule]) -> list[Rule]:
         rule = by_id.get(rule_id)
         if rule is None or rule.match.model is None:
             raise RuleError(f"{path}: {rule_id} is not a learned rule of this scan")
-        merged = {**rule.match.model.thresholds, **thresholds}
+        # `cued.<group>` sets a cued threshold; a group whose plain threshold the pack sets without its cued one
+        # is judged by the pack's threshold alone (its cued threshold is dropped)
+        plain = {g: t for g, t in thresholds.items() if not g.startswith("cued.")}
+        cued_set = {g[len("cued."):]: t for g, t in thresholds.items() if g.startswith("cued.")}
+        merged = {**rule.match.model.thresholds, **plain}
+        cued = {g: t for g, t in rule.match.model.cued_thresholds.items() if g not in plain or g in cued_set}
+        cued.update(cued_set)
         try:
-            spec = ModelSpec.model_validate({**rule.match.model.model_dump(), "thresholds": merged})
+            spec = ModelSpec.model_validate({**rule.match.model.model_dump(), "thresholds": merged,
+                                             "cued_thresholds": cued})
         except ValidationError as exc:
             raise RuleError(_validation_message(path, exc)) from None
         new = rule.model_copy(update={"match": rule.match.model_copy(update={"model": spec})})

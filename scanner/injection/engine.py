@@ -9,6 +9,7 @@ run only on units that hold such content.
 from __future__ import annotations
 
 import base64
+import json
 import binascii
 import bisect
 import itertools
@@ -85,6 +86,29 @@ def decode_base64(text: str) -> list[Decoded]:
             continue
         if decoded and sum(c.isprintable() or c.isspace() for c in decoded) >= 0.95 * len(decoded):
             out.append(Decoded(decoded, m.start(), m.end()))
+    return out
+
+
+def _json_values(text: str) -> list[str] | None:
+    """The string values of `text` when it is a JSON object or array, else None."""
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if v.strip():
+                out.append(v)
+        elif isinstance(v, dict):
+            stack.extend(reversed(list(v.values())))
+        elif isinstance(v, list):
+            stack.extend(reversed(v))
     return out
 
 
@@ -332,8 +356,16 @@ class InjectionScanner:
         for item in DECODERS[rule.match.decode](unit.text):
             if not item.text.strip():
                 continue
-            text = UnitText(item.text, self.lexicon)
-            hit = self.lexicon.signal(rule.match.signal, text.found)
+            hit = None
+            # A decoded JSON document (configuration blobs in data-* attributes: headlines, URLs, labels) is data:
+            # judged value by value, like JSON everywhere else, each value with the evidence a hidden JSON-LD
+            # value needs — a lone "say" in a headline is not an instruction.
+            parts = _json_values(item.text)
+            signal = rule.match.signal if parts is None else "hidden_instruction"
+            for part in parts or [item.text]:
+                hit = self.lexicon.signal(signal, UnitText(part, self.lexicon).found)
+                if hit is not None:
+                    break
             if hit is None:
                 continue
             reasons = self._predicates(rule, unit, doc)

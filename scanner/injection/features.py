@@ -22,11 +22,13 @@ Only numpy and the standard library are imported: scanning never loads scikit-le
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from scanner.injection import concepts as C
 from scanner.normalize import normalize
 
 HASH_BITS = 18
@@ -50,11 +52,18 @@ CUES: dict[str, str] = {
     "meta_instruction": r"\b(?:previous|prior|above|earlier|original|initial|system|preceding)\s+(?:instructions?|prompts?|"
                         r"rules|directions|guidelines|messages?|context)\b|\bsystem\s*prompt\b|\bprompt\b|"
                         r"\binstrucciones\s+(?:anteriores|previas|originales|del sistema)\b|\b(?:tus|sus)\s+instrucciones\b|"
-                        r"\byour\s+(?:instructions|rules|guidelines|programming)\b",
+                        r"\byour\s+(?:instructions|rules|guidelines|programming)\b|\b(?:new|important|updated|additional|real|true|"
+                        r"actual|hidden|secret|urgent)\s+(?:important\s+|new\s+)?instructions?\b|\bregardless of (?:any|all|"
+                        r"the|what) (?:previous|prior|earlier|other)\b|\bprevious (?:input|text|content|conversation)\b|"
+                        r"\b(?:nuevas|verdaderas|importantes|ocultas) instrucciones\b|\binstrucciones (?:nuevas|importantes|"
+                        r"ocultas|secretas)\b",
     "override_verb": r"\b(?:ignore|disregard|forget|override|bypass|ignora|ignoren|ignorar|olvida|olviden|omite|"
-                     r"descarta|desestima|haz caso omiso|hagan caso omiso)\b",
+                     r"descarta|desestima|haz caso omiso|hagan caso omiso|olvidate|olvidese|olvidense|no hagas caso|no hagan caso|"
+                     r"pasa por alto|pasen por alto)\b",
     "role_play": r"\b(?:act as|acting as|pretend|you are now|you will now|roleplay|role-play|role play|from now on|"
-                 r"actua como|actuen como|finge|fingir|a partir de ahora|de ahora en adelante|eres ahora|ahora eres)\b",
+                 r"actua como|actuen como|finge|fingir|a partir de ahora|de ahora en adelante|eres ahora|ahora eres)\b|"
+                 r"\b(?:i am|i'm|soy) (?:your|tu|su) (?:developer|creator|admin|administrator|owner|programmer|operator|"
+                 r"desarrollador|creador|administrador|programador|operador)\b",
     "chat_template": r"<\|[a-z_]+\|>|\[/?inst\]|<<\s*/?sys\s*>>|</?system>|</?assistant>|(?:^|\n|\s)(?:system|sistema|"
                      r"assistant|asistente|user|usuario)\s*:|###\s*(?:system|instruction|instruccion)",
     "reply_control": r"\b(?:your (?:response|answer|reply|output)|respond (?:only )?with|reply (?:only )?with|"
@@ -95,21 +104,90 @@ CUES: dict[str, str] = {
     "verify_claim": r"\b(?:present (?:it|this) as|treat (?:it|this) as|as (?:a )?confirmed fact|do not (?:verify|check|"
                     r"question|contrast)|presentala como|presentalo como|tratala como|tratalo como|hecho confirmado|"
                     r"no (?:la |lo )?(?:contrastes|verifiques|cuestiones|compares)|sin verificar)\b",
+    # output manipulation: what the reply must contain, start or end with, or how it must be encoded
+    "output_control": r"\b(?:include|add|insert|append|integrate|put|embed|mention)\b[^\n]{0,60}\b(?:in|to|into|at the "
+                      r"(?:start|end|beginning) of) (?:your|the|each|every) (?:response|answer|reply|output|summary|"
+                      r"message)s?\b|\b(?:incluye|incluya|agrega|agregue|anade|inserta|pon|ponga|integra|menciona)\b"
+                      r"[^\n]{0,60}\b(?:en|a|al (?:inicio|final) de) (?:tu|su|la|cada) (?:respuesta|resumen|"
+                      r"contestacion|salida|mensaje)\b|\b(?:encode|encrypt|reverse|translate|write|provide|give) "
+                      r"(?:your|the) (?:response|answer|reply|output)\b|\b(?:your|the) (?:response|answer|reply|"
+                      r"output) (?:must|should|has to|needs to|will)\b|\b(?:tu|la) respuesta (?:debe|tiene que|"
+                      r"debera)\b|\b(?:state|claim|assert|say|declare) that\b|\bin (?:base ?64|base ?32|rot ?13|"
+                      r"hex|morse|caesar|leetspeak)\b|\b(?:en|a) (?:base ?64|cifrado cesar|clave morse)\b|"
+                      r"\bbegin (?:your|the|each) (?:response|answer|reply)\b|\b(?:respond|reply|answer) "
+                      r"(?:only |solely |exclusively )?(?:with|in|by)\b|\b(?:let's|lets|let us|we might|we could|we should|you "
+                      r"should|you must) (?:say|state|claim|assert|answer|reply|respond|tell)\b|\bdigamos que\b",
+    # task hijack: a task for the reader, set against the one it was given or tied to when it reads the page
+    "task_hijack": r"\binstead,? (?:write|tell|say|answer|respond|reply|output|print|give|list|explain|describe|"
+                   r"recommend|translate|create|generate)\b|\bbefore (?:answering|responding|replying|you (?:answer|"
+                   r"respond|reply|summari[sz]e|continue))\b|\bwhen (?:summari[sz]ing|you summari[sz]e|answering|"
+                   r"you answer|responding|you respond|asked|you are asked|processing|reading) (?:this|the|about|"
+                   r"any|a|questions?)\b|\b(?:cuando|si) (?:resumas|respondas|contestes|redactes|te pregunten|"
+                   r"proceses|leas|analices)\b|\bantes de (?:responder|contestar|resumir|continuar)\b|\bal "
+                   r"(?:resumir|responder|contestar|procesar) (?:esta|este|la|el)\b|\ben (?:lugar|vez) de "
+                   r"(?:responder|contestar|resumir|hacer)\b",
+    # prompt leaking: show the hidden instructions, the password, the conversation
+    "prompt_leak": r"\b(?:reveal|print|show|repeat|output|display|tell me|give me|share|leak|disclose|write "
+                   r"(?:out|down)|spell)\b[^.\n]{0,30}\b(?:your|the|my|all|any) (?:system prompt|prompt|"
+                   r"instructions|initial|hidden|secret|password|pre-?prompt|rules|guidelines|configuration)|"
+                   r"\b(?:revela|muestra|muestrame|repite|imprime|dime|dame|comparte|escribe)\b[^.\n]{0,30}\b"
+                   r"(?:tu|tus|el|la|las|los) (?:prompt|instrucciones|contrasena|clave|reglas|indicaciones|"
+                   r"configuracion)\b|\bwhat (?:is|was|were) (?:your|the) (?:password|instructions|system prompt|"
+                   r"secret|prompt)\b|\bcual (?:es|era) (?:tu|la|el) (?:contrasena|clave|prompt)\b|\b(?:confirmes|confirma|"
+                   r"confirme|proporciones|proporciona|reveles|compartas)\b[^.\n]{0,30}\b(?:la|tu|su) (?:contrasena|"
+                   r"clave|password)\b",
+    # role-play and jailbreak personas
+    "jailbreak": r"\bdan\b|\bdo anything now\b|\bdeveloper mode\b|\bgod mode\b|\bmodo (?:desarrollador|dios|"
+                 r"sin restricciones|libre)\b|\bjailbr(?:eak|oken)\b|\b(?:no|without|free from|free of|sin) "
+                 r"(?:any )?(?:restrictions|limits|limitations|filters|rules|guidelines|restricciones|limites|filtros|"
+                 r"reglas|censura)\b|\bunfiltered\b|\buncensored\b|\bunrestricted\b|\bhaz cualquier cosa\b",
+    # addressed to machine readers of the page
+    "ai_reader": r"\b(?:llms?|ai (?:tools?|systems?|models?|agents?|assistants?|crawlers?|readers?)|language models?|"
+                 r"crawlers?|agents?|assistants?|bots?|scrapers?|summari[sz]ers?)\b[^.\n]{0,20}\b(?:reading|"
+                 r"processing|that (?:read|reads|process|processes|parse|summari[sz]e)|summari[sz]ing|indexing|"
+                 r"scraping|visiting|crawling)\b|\bif you are (?:an? )?(?:ai|llm|language model|assistant|bot|"
+                 r"crawler|agent|model|automated)\b|\bsi eres (?:un|una) (?:ia|modelo|asistente|bot|agente|programa|"
+                 r"sistema|robot|inteligencia)\b|\b(?:que|quien|quienes) (?:lea|lean|procese|procesen|resuma|"
+                 r"resuman|analice|analicen|rastree|indexe) (?:esta|este|estas|estos)\b|\b(?:robot|programa|"
+                 r"sistema) (?:lector|que (?:lee|resume|procesa))\b",
+    # fake turns of a conversation, in many template syntaxes
+    "fake_turn": r"<\|?(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|eot_id)\|?>|"
+                 r"\[/?(?:system|user|assistant|inst|sys)\]|<start_of_turn>|<end_of_turn>|###\s*(?:human|assistant|"
+                 r"response|system|user)\b|(?:^|\n|\s)(?:human|ai|bot|system|sistema|developer|admin|"
+                 r"administrador)\s*:\s|\{\{\s*system\s*\}\}|\bend of (?:user )?(?:input|prompt|document|"
+                 r"conversation)\b|\bfin del (?:documento|texto|prompt|mensaje)\b|---+\s*(?:new|system|end)\b",
 }
+for _drop in os.environ.get("CENTINELA_DROP_CUES", "").split(","):   # experiments only
+    CUES.pop(_drop, None)
 CUE_NAMES = tuple(CUES)
 # A cue's feature value. Larger than an n-gram's (at most 1) so that, under the same L2 penalty, the model can
 # lean on the cues — which transfer across attack families — more than on any dataset's wording.
 CUE_VALUE = 4.0
-N_FEATURES = N_BUCKETS + len(CUE_NAMES)
+CONCEPT_BASE = N_BUCKETS + len(CUE_NAMES)
+_NC = C.N_CONCEPTS
+# concept unigrams, unordered pairs and unordered triples, indexed directly (no hashing: no collisions)
+N_CONCEPT_FEATURES = _NC + _NC * _NC + _NC * _NC * _NC
+N_FEATURES = CONCEPT_BASE + N_CONCEPT_FEATURES
+# A concept gram's feature value, divided by the square root of the text's number of distinct concept grams.
+CONCEPT_VALUE = float(os.environ.get("CENTINELA_CONCEPT_VALUE", "1.0"))
 try:  # the same linear-time engine as the prefilter's; the standard library's when google-re2 is missing
     import re2 as _re2  # type: ignore
 
     _ANY_CUE = _re2.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
+    # Which cues a text holds, all in one linear pass. RE2 and `re` differ only on what counts as a word or a
+    # space character beyond ASCII (\b, \w, \s); on text with no such character («», ¿, ¡, …, € are fine) the set's
+    # answer is `re`'s. Texts with one (ñ, 日本, a non-breaking space) are searched with `re`, cue by cue.
+    _CUE_SET = _re2.Set.SearchSet(_re2.Options())
+    for _rx in CUES.values():
+        _CUE_SET.Add(_rx)
+    _CUE_SET.Compile()
 except Exception:  # pragma: no cover
     _ANY_CUE = re.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
+    _CUE_SET = None
 _CUE_RX = {name: re.compile(rx) for name, rx in CUES.items()}
+_WIDE_WORD_OR_SPACE = re.compile(r"(?=[^\x00-\x7f])[\w\s]")
 _SEP = "\x00"
-_CUE_SEP = "\n\x00"
+_CUE_SEP = "\x00\n"
 _MIN_WORD_CODE = 128     # every code point from here on counts as a letter (after folding, mostly letters)
 
 
@@ -121,7 +199,7 @@ def prepare(text: str) -> str:
 def prepare_normalized(text: str) -> str:
     """`prepare` for text already normalised by `scanner.normalize`. A NUL (the batch separator of
     `ngram_occurrences`) counts as whitespace, so no text can split itself into two rows."""
-    return " " + _WS.sub(" ", text.replace(_SEP, " ")).strip() + " "
+    return " " + " ".join(text.replace(_SEP, " ").split()) + " "     # str.split's whitespace is re's \s
 
 
 @dataclass(slots=True)
@@ -219,16 +297,25 @@ def cues_of(prepared: list[str]) -> list[set[str]]:
     out: list[set[str]] = [set() for _ in prepared]
     if not prepared:
         return out
-    # "\n\x00" between texts: every cue pattern stops at a line break or at a non-space, so no match runs from
-    # one text into the next (a batch scores each text as if alone); a match is the text's it starts in.
+    # "\x00\n" between texts: every cue pattern stops at a line break or at a non-space, so no match runs from
+    # one text into the next; the line break stands where a text alone has its start (`^`: the clause-start
+    # opening of `imperative_open` matches after it as it does at a text's start). The joined pass only says
+    # which texts to look at: a match counts for the texts its first and its last character stand in (a match
+    # that opens on the line break before a text is that text's), and each of those is then searched alone, cue
+    # by cue (one cue's match never hides another's), so a text's cues are the same in any batch.
     joined = _CUE_SEP.join(prepared)
     starts = np.cumsum([0] + [len(p) + len(_CUE_SEP) for p in prepared[:-1]])
-    # One pass of all cues together finds the texts with any; each cue is then looked for on its own in those
-    # (one cue's match never hides another's).
-    hit = {int(np.searchsorted(starts, m.start(), side="right")) - 1 for m in _ANY_CUE.finditer(joined)}
+    hit: set[int] = set()
+    for m in _ANY_CUE.finditer(joined):
+        hit.add(int(np.searchsorted(starts, m.start(), side="right")) - 1)
+        hit.add(int(np.searchsorted(starts, max(m.end() - 1, m.start()), side="right")) - 1)
     for i in sorted(hit):
+        text = prepared[i]
+        if _CUE_SET is not None and (text.isascii() or not _WIDE_WORD_OR_SPACE.search(text)):
+            out[i].update(CUE_NAMES[k] for k in (_CUE_SET.Match(text) or ()))
+            continue
         for name, rx in _CUE_RX.items():
-            if rx.search(prepared[i]):
+            if rx.search(text):
                 out[i].add(name)
     return out
 
@@ -247,10 +334,53 @@ def featurize(prepared: list[str]) -> Batch:
         for name in sorted(found):
             cue_rows.append(i)
             cue_cols.append(N_BUCKETS + CUE_NAMES.index(name))
-    rows_all = np.concatenate((rows, np.asarray(cue_rows, dtype=np.int64)))
-    cols_all = np.concatenate((buckets, np.asarray(cue_cols, dtype=np.int64)))
-    vals_all = np.concatenate((values, np.full(len(cue_rows), CUE_VALUE)))
+    c_rows, c_cols, c_vals = concept_features(prepared)
+    rows_all = np.concatenate((rows, np.asarray(cue_rows, dtype=np.int64), c_rows))
+    cols_all = np.concatenate((buckets, np.asarray(cue_cols, dtype=np.int64), c_cols))
+    vals_all = np.concatenate((values, np.full(len(cue_rows), CUE_VALUE), c_vals))
     return Batch(rows_all, cols_all, vals_all, len(prepared))
+
+
+def concept_columns(prepared: str) -> list[int]:
+    """Feature indexes of the concept grams of one prepared text (distinct)."""
+    seq = C.sequence(prepared)
+    if not seq:
+        return []
+    uni, pairs, triples = C.grams(seq)
+    base2 = CONCEPT_BASE + _NC
+    base3 = base2 + _NC * _NC
+    cols = [CONCEPT_BASE + u for u in uni]
+    cols += [base2 + a * _NC + b for a, b in pairs]
+    cols += [base3 + (a * _NC + b) * _NC + c for a, b, c in triples]
+    return cols
+
+
+def concept_name(col: int) -> str:
+    """The concept gram a feature index stands for, e.g. «IGNORE+INSTRUCTIONS+PREVIOUS»."""
+    k = col - CONCEPT_BASE
+    if k < _NC:
+        ids = [k]
+    elif k < _NC + _NC * _NC:
+        ids = list(divmod(k - _NC, _NC))
+    else:
+        ab, c = divmod(k - _NC - _NC * _NC, _NC)
+        ids = [*divmod(ab, _NC), c]
+    return "+".join(C.CONCEPTS[i] for i in ids)
+
+
+def concept_features(prepared: list[str]):
+    """(rows, cols, values) of the concept grams of each text: CONCEPT_VALUE / sqrt(number of grams)."""
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    if CONCEPT_VALUE > 0:
+        for i, p in enumerate(prepared):
+            cc = concept_columns(p)
+            if cc:
+                rows += [i] * len(cc)
+                cols += cc
+                vals += [CONCEPT_VALUE / len(cc) ** 0.5] * len(cc)
+    return (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64), np.asarray(vals, dtype=np.float64))
 
 
 def linear_scores(batch: Batch, weights: np.ndarray, bias: float) -> np.ndarray:

@@ -140,6 +140,28 @@ def score_windows(model: M.Model, wins: list[Window]) -> None:
             w.score = s
 
 
+_CLAUSE_END = frozenset(".!?:;\n")
+
+
+def window_cues(win: Window) -> set[str]:
+    """The gate cues of a window as they stand in its text, not as its cut makes them: a window that starts
+    inside a sentence does not start a clause (an opening imperative needs one), and one cut inside a word
+    (a run with no space to cut at) does not make a word boundary there. The window's prepared text gets a
+    `_` (a word character no cue matches) where the cut is not a real edge, so the cues are those of the
+    window's span searched in its paragraph."""
+    text = win.item.norm.text
+    s, e = win.start, win.end
+    p = win.prepared
+    if s > 0:
+        if not text[s - 1].isspace():
+            p = "_" + p[1:]                        # cut inside a word
+        elif text[:s].strip() and text[:s].rstrip()[-1] not in _CLAUSE_END:
+            p = "_" + p                            # inside a sentence: no clause start here
+    if e < len(text) and not text[e].isspace():
+        p = p[:-1] + "_"
+    return F.cues_of([p])[0]
+
+
 def covered_units(win: Window) -> list[int]:
     """Indexes (in the block) of the units the window's text comes from."""
     bs, be = win.item.norm.span(win.start, max(win.end, win.start + 1))
@@ -168,7 +190,10 @@ class LearnedRule:
             raise RuleError(f"{rule.source}: {exc}") from None
         self.logit = {g: M.logit(t) for g, t in spec.thresholds.items()}
         self.gate = frozenset(spec.gate)
-        self.gate_cues = frozenset(spec.gate_cues)
+        self.gate_cues_of = spec.cues_of_gate()
+        self.gate_cues = frozenset().union(*self.gate_cues_of.values()) if self.gate_cues_of else frozenset()
+        self.cued_logit = {g: M.logit(t) for g, t in spec.cued_thresholds.items()}
+        self.cued_by = frozenset(spec.cued_by)
 
     @property
     def model(self) -> M.Model:
@@ -178,6 +203,18 @@ class LearnedRule:
 
     def threshold(self, group: str) -> float:
         return self.logit.get(group, self.logit["default"])
+
+    def lowest(self, group: str) -> float:
+        """The lowest threshold a window of `group` can meet: the cued one when the group has it."""
+        t = self.threshold(group)
+        return min(t, self.cued_logit[group]) if group in self.cued_logit else t
+
+    def threshold_of(self, group: str, cues) -> float:
+        """The threshold of a window of `group` holding `cues` (its `window_cues`)."""
+        t = self.threshold(group)
+        if group in self.cued_logit and cues & self.cued_by:
+            return min(t, self.cued_logit[group])
+        return t
 
     def scan(self, doc: Document) -> list[Finding]:
         items = collect(doc, self.channels)
@@ -193,7 +230,7 @@ class LearnedRule:
         sub_items: list[Item] = []
         for w in wins:
             groups = w.item.groups
-            if w.score < min(self.threshold(g) for g in groups):
+            if w.score < min(self.lowest(g) for g in groups):
                 continue
             if len(groups) == 1:
                 group = groups[0]
@@ -211,9 +248,12 @@ class LearnedRule:
                     if not fixed:
                         sub_items.extend(_split_runs(doc, w.item, idx, status, hidden_group))
                     continue
-            if w.score < self.threshold(group):
+            if w.score < self.lowest(group):
                 continue
-            if group in self.gate and not (F.cues_of([w.prepared])[0] & self.gate_cues):
+            cues = window_cues(w) if group in self.gate or group in self.cued_logit else frozenset()
+            if w.score < self.threshold_of(group, cues):
+                continue
+            if group in self.gate and not (cues & self.gate_cues_of[group]):
                 continue
             fired.setdefault((id(w.item), group), []).append(w)
         findings = [self._finding(doc, ws, group, reasons_of.get(id(ws[0].item), []))
@@ -251,12 +291,20 @@ class LearnedRule:
         if j <= i:
             return None
         prob = float(M.sigmoid(best.score))
-        threshold = float(M.sigmoid(self.threshold(group)))
+        found = window_cues(best)
+        threshold = float(M.sigmoid(self.threshold_of(group, found)))
         terms = M.explain(self.model, best.prepared)
-        cues = sorted(F.cues_of([best.prepared])[0])
+        concepts = M.explain_concepts(self.model, best.prepared)
+        cues = sorted(found)
+        cued = self.threshold_of(group, found) < self.threshold(group)
         why = f"score {prob:.2f} ≥ {threshold:.2f} for {group.replace('_', '-')} text"
+        if cued:
+            why += " that speaks to an AI reader or sets its output (" + ", ".join(
+                c.replace("_", " ") for c in sorted(found & self.cued_by)) + ")"
         if terms:
             why += "; weighed most: " + ", ".join(f"«{t}»" for t, _ in terms)
+        if concepts:
+            why += "; concepts: " + ", ".join(t for t, _ in concepts)
         if cues:
             why += "; cues: " + ", ".join(c.replace("_", " ") for c in cues)
         message = self.rule.message + f" ({'; '.join(reasons + [why])})"
@@ -264,7 +312,8 @@ class LearnedRule:
         finding = InjectionScanner._make(self.rule, item.block, doc, i, j, message, evidence, signal=["model"])
         finding.vector = GROUP_VECTOR[group]
         finding.extra["model"] = {"score": round(prob, 4), "threshold": round(threshold, 4), "group": group,
-                                  "top_terms": [[t, v] for t, v in terms], "cues": cues}
+                                  "top_terms": [[t, v] for t, v in terms], "cues": cues, "cued": cued,
+                                  "concepts": [[t, v] for t, v in concepts]}
         return finding
 
 

@@ -14,6 +14,7 @@ benign text around it, and the finding reports the window that scored.
 from __future__ import annotations
 
 import json
+import os
 import re
 import zlib
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ MIN_WORDS = 3
 TOP_TERMS = 5
 BATCH_CHARS = 400_000
 _WORD = re.compile(r"\w+")
+SENTENCE_RUN = int(os.environ.get("CENTINELA_SENTENCE_RUN", "2"))   # sentences per sentence window, at most
+_SENTENCE_END = re.compile(r"[.!?;]+(?=\s)|\n")
 
 
 class ModelError(Exception):
@@ -72,6 +75,7 @@ def dump_model(weights: np.ndarray, bias: float, header: dict) -> bytes:
     head = dict(header)
     head.update({"bias": float(bias), "scale": scale, "n_features": F.N_FEATURES, "hash_bits": F.HASH_BITS,
                  "char_ngrams": list(F.CHAR_NGRAMS), "cues": list(F.CUE_NAMES), "window": WINDOW,
+                 "concepts": list(F.C.CONCEPTS),
                  "stride": STRIDE})
     text = json.dumps(head, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return MAGIC + len(text).to_bytes(4, "big") + text + zlib.compress(q.tobytes(), 9)
@@ -88,7 +92,7 @@ def parse_model(data: bytes, path: str = "") -> Model:
     except (ValueError, zlib.error, UnicodeDecodeError) as exc:
         raise ModelError(f"{path}: damaged model file: {exc}") from None
     if (header.get("n_features") != F.N_FEATURES or header.get("cues") != list(F.CUE_NAMES)
-            or header.get("char_ngrams") != list(F.CHAR_NGRAMS)):
+            or header.get("char_ngrams") != list(F.CHAR_NGRAMS) or header.get("concepts") != list(F.C.CONCEPTS)):
         raise ModelError(f"{path}: trained with other features than this version computes: retrain it "
                          "(make train-injection-model)")
     q = np.frombuffer(raw, dtype="<i2")
@@ -107,7 +111,55 @@ def load_model(path: str) -> Model:
     return parse_model(data, path)
 
 
-def windows(text: str) -> list[tuple[int, int]]:
+def windows(text: str, sentences: bool = True) -> list[tuple[int, int]]:
+    """Windows over `text` (normalised): `char_windows`, then (with `sentences`) every run of 1 to
+    SENTENCE_RUN consecutive sentences of a text of two or more, up to WINDOW characters, not already a window."""
+    out = char_windows(text)
+    if sentences and SENTENCE_RUN:
+        seen = set(out)
+        for w in sentence_windows(text):
+            if w not in seen:
+                seen.add(w)
+                out.append(w)
+    return out
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """The sentences of `text`: cut after . ! ? ; (followed by a space) and at line breaks, spaces trimmed."""
+    out = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        out.append((start, m.end()))
+        start = m.end()
+    out.append((start, len(text)))
+    spans = []
+    for s, e in out:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            spans.append((s, e))
+    return spans
+
+
+def sentence_windows(text: str) -> list[tuple[int, int]]:
+    spans = sentence_spans(text)
+    if len(spans) < 2:
+        return []
+    out = []
+    for i in range(len(spans)):
+        for k in range(1, SENTENCE_RUN + 1):
+            if i + k > len(spans):
+                break
+            s, e = spans[i][0], spans[i + k - 1][1]
+            if e - s > WINDOW:
+                break
+            out.append((s, e))
+    return out
+
+
+def char_windows(text: str) -> list[tuple[int, int]]:
     """Windows over `text` (normalised): the whole text when short, else WINDOW characters every STRIDE,
     their edges moved to the nearest space so words stay whole."""
     n = len(text)
@@ -160,6 +212,16 @@ def explain(model: Model, prepared: str, k: int = TOP_TERMS) -> list[tuple[str, 
         totals[term] = totals.get(term, 0.0) + c
     ranked = sorted(((t, v) for t, v in totals.items() if v > 0), key=lambda tv: (-tv[1], tv[0]))
     return [(t, round(v, 3)) for t, v in ranked[:k]]
+
+
+def explain_concepts(model: Model, prepared: str, k: int = 3) -> list[tuple[str, float]]:
+    """The concept grams (`scanner.injection.concepts`) of a window that weighed most towards "injection"."""
+    cols = F.concept_columns(prepared)
+    if not cols or F.CONCEPT_VALUE <= 0:
+        return []
+    value = F.CONCEPT_VALUE / len(cols) ** 0.5
+    ranked = sorted(((F.concept_name(c), float(model.weights[c]) * value) for c in cols), key=lambda tv: (-tv[1], tv[0]))
+    return [(t, round(v, 3)) for t, v in ranked[:k] if v > 0]
 
 
 def sigmoid(x):

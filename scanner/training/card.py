@@ -9,9 +9,34 @@ from scanner.injection import features as F
 from scanner.injection import model as M
 
 
-def write_card(path: Path, header: dict, thresholds: dict, cv: dict, size: int, digest: str) -> None:
+BENCH_BEGIN = "<!-- bench-injection: begin -->"
+BENCH_END = "<!-- bench-injection: end -->"
+
+
+def bench_section(path: Path) -> str:
+    """The generalisation section `make bench-injection` wrote into the card (kept across retraining: it names the
+    model digest it was measured on), or ''."""
+    try:
+        old = path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    i, j = old.find(BENCH_BEGIN), old.find(BENCH_END)
+    return old[i:j + len(BENCH_END)] + "\n" if 0 <= i < j else ""
+
+
+def write_bench_section(path: Path, body: str) -> None:
+    """Replace (or append) the card's generalisation section."""
+    text = path.read_text(encoding="utf-8")
+    section = f"{BENCH_BEGIN}\n{body.rstrip()}\n{BENCH_END}\n"
+    old = bench_section(path)
+    atomic_write_text(path, text.replace(old, section) if old else text.rstrip("\n") + "\n\n" + section)
+
+
+def write_card(path: Path, header: dict, thresholds: dict, cv: dict, size: int, digest: str,
+               cued: dict | None = None) -> None:
     inputs = "\n".join(f"| `{name}` | `{h}` |" for name, h in header["inputs"].items())
     th = "\n".join(f"| {g} | {t} |" for g, t in thresholds.items())
+    cued_rows = "\n".join(f"| {g} | {thresholds.get(g, thresholds['default'])} | {t} |" for g, t in (cued or {}).items())
     pos = "\n".join(f"| {k} | {v} |" for k, v in cv["positive_windows_over_comment_threshold"].items())
     neg = "\n".join(f"| {k} | {v} |" for k, v in cv["benign_windows_over_their_threshold"].items())
     text = f"""# Model card: INJ015, the learned injection detector
@@ -28,7 +53,11 @@ README section "Hidden prompt injection" and come from `make bench-injection`.
 - Features (`scanner/injection/features.py`): character 3–5-grams and word 1–2-grams of the normalised text
   (lower case, accents, NFKC, zero-width and look-alike letters folded), hashed into 2^{F.HASH_BITS} buckets with
   a fixed polynomial hash, counts divided by the square root of the number of n-grams; plus {len(F.CUE_NAMES)}
-  named structural cues: {", ".join(F.CUE_NAMES)}.
+  named structural cues: {", ".join(F.CUE_NAMES)}; plus bilingual concept grams
+  (`scanner/injection/concepts.py`: {F.C.N_CONCEPTS} concepts such as IGNORE, PREVIOUS, INSTRUCTIONS, AI, SECRET, REVEAL,
+  each a hand-written list of English, Spanish and a few Portuguese/French/German/Italian words and stems; their
+  unigrams and unordered pairs and triples within a few words), so what is learnt from English attacks weighs
+  the same in Spanish.
 - Texts are scored in windows of {M.WINDOW} characters every {M.STRIDE} (whole when shorter); texts under
   {M.MIN_WORDS} words or {M.MIN_CHARS} characters are not scored.
 - Training windows: {header['rows']} ({header['positives']} injection). Every attack source weighs the same in
@@ -41,19 +70,39 @@ README section "Hidden prompt injection" and come from `make bench-injection`.
 |---|---|
 {inputs}
 
-Plus the slot-filled Spanish and English texts of `scanner/training/templates.py` (attacks and hard negatives).
-Never trained on: one benign page in five (by a digest of its name), `../shared/realdata/html`, NotInject, and
-`corpus/heldout_texts.jsonl`.
+Plus the slot-filled Spanish and English texts of `scanner/training/templates.py` and `families.py` (attack
+families — output manipulation, task hijack, claims, prompt leaking, jailbreak personas, fake turns — and hard
+negatives: instructions for people, benign requests that use the attack vocabulary), four in five of the latter.
+Never trained on: one page in five of `benign-pages` and of `realdata/html` (by a digest of the name),
+NotInject, `corpus/heldout_texts.jsonl` and the held-out fifth of `families.py`.
 
 ## Thresholds (probability a window must reach, by channel group)
 
-Chosen by 5-fold cross-validation (benign rows split by page): just above the highest out-of-fold score of a
-benign window of that group on the training pages (gated groups: of a window with a gate cue), never below 0.5.
+Chosen by {header.get('folds', 3)}-fold cross-validation (benign rows split by page) against false-positive
+budgets, from out-of-fold scores: benign instruction-like texts (BIPIA's e-mails, the hard negatives of the
+templates and families) may reach a hidden group's threshold at most 1 % of the time; then, starting from no
+training page flagged, the group that gains the most attack windows per page newly flagged is lowered, while the
+training pages flagged stay within 0.5 % (gated groups count only windows with a gate cue). Never below 0.5.
 Override them in a rule pack with `model-thresholds.yaml`.
 
 | group | threshold |
 |---|---|
 {th}
+
+## Cued thresholds (hidden groups: a window that speaks to an AI reader or sets its output)
+
+In a hidden group, a window holding one of the rule's `cued_by` cues (an AI addressee or notice, a reader that is a
+machine, earlier instructions, an override, role-play, chat tokens or fake turns, prompt leaking, a jailbreak
+persona, a claim to present as confirmed, secrecy, a hijacked task, output or reply control, exfiltration) meets
+the lower cued threshold. Chosen from the same out-of-fold scores: starting at the plain threshold, a group's cued
+threshold goes down one benign training page at a time while the pages newly flagged stay within 0.25 % of the
+training pages and the benign instruction-like windows newly flagged (all hold such a cue) within 0.5 % of all
+of them, on top of the 1 % the plain thresholds allow. Never below 0.2. Override them in a rule pack with `cued.<group>` in `model-thresholds.yaml` (a pack
+that sets a group's plain threshold alone drops its cued one).
+
+| group | plain | cued |
+|---|---|---|
+{cued_rows}
 
 ## Cross-validation at these thresholds
 
@@ -80,4 +129,4 @@ Benign out-of-fold windows over their group's threshold:
   training, but new ones may be flagged.
 - Hashing collisions: 2^{F.HASH_BITS} buckets; the words reported as "weighed most" are recomputed from the window.
 """
-    atomic_write_text(path, text)
+    atomic_write_text(path, text + ("\n" + bench_section(path) if bench_section(path) else ""))

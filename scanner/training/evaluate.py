@@ -18,9 +18,8 @@ from scanner.training import sources as S
 from scanner.training import train as T
 
 HIDDEN_GROUPS = ("comment", "attribute", "meta", "json_ld", "noscript", "template", "svg_text")
-THRESHOLD_MARGIN = 0.25          # logits above the highest benign out-of-fold score of the group
+THRESHOLD_MARGIN = 0.25          # logits above the out-of-fold score of the benign page a threshold stops at
 MIN_THRESHOLD = 0.5
-MIN_GROUP_WINDOWS = 500          # a group with fewer benign windows takes the default threshold
 
 
 def fold_of(key: str, k: int) -> int:
@@ -74,31 +73,198 @@ def oof_scores(material: T.Material, k: int = 5, seed: int = T.SEED, fitter=None
     return out
 
 
-def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_cues: set) -> dict:
-    """Per group: just above the highest out-of-fold score of a benign window of that group on the training
-    pages (gated groups: of a window that passes the gate), never below MIN_THRESHOLD; groups with fewer than
-    MIN_GROUP_WINDOWS benign windows (noscript, template, SVG, PDF) take the default."""
-    top: dict[str, float] = defaultdict(lambda: -np.inf)
-    count: dict[str, int] = defaultdict(int)
-    for r, s in zip(material.rows, scores):
-        if r.label or not r.group or r.source != "benign-pages":
-            continue                  # real pages only: the corpus's hard negatives are checked by `corpus check`
-        count[r.group] += 1
-        if r.group in gate and not (F.cues_of([r.prepared])[0] & gate_cues):
+PAGE_BUDGET = 0.005             # at most this fraction of the training pages over a threshold, out of fold (a margin
+                                # under the 1 % bar for pages never trained on)
+PROMPT_BUDGET = 0.01            # at most this fraction of benign instruction-like texts over a hidden threshold
+PROMPT_SOURCES = ("bipia-emails", "templates", "benign-extra", "benign-prompts")
+CALIBRATED = ("comment", "attribute", "meta", "json_ld", "css_hidden", "visible")
+
+
+def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_cues, page_budget: float =
+                      PAGE_BUDGET, prompt_budget: float = PROMPT_BUDGET, verbose: bool = False) -> dict:
+    """Thresholds against the false-positive budgets, from out-of-fold scores.
+
+    - Benign instruction-like texts (BIPIA's e-mails, the hard negatives of the templates and families): at most
+      `prompt_budget` of them may reach a hidden group's threshold (its floor).
+    - Benign training pages: start every calibrated group just above its highest out-of-fold page score (no page
+      flagged), then lower one group at a time — the one that gains the most attack windows (out of fold) per page
+      newly flagged — while the pages flagged by any group stay within `page_budget` of the pages.
+    Gated groups count only windows that pass their gate. Groups with too few benign windows to calibrate on
+    (noscript, template, SVG, PDF) take the default: the stricter of comment and attribute.
+    `gate_cues` maps a gated group to its cues (or is one set for all)."""
+    cues_of = F.cues_of([r.prepared for r in material.rows])
+
+    def passes(group, cues):
+        if group not in gate:
+            return True
+        need = gate_cues.get(group, set()) if isinstance(gate_cues, dict) else gate_cues
+        return bool(cues & set(need))
+
+    pagemax: dict[str, dict[str, float]] = {g: {} for g in CALIBRATED}
+    pages: set[str] = set()
+    pos: dict[str, list[float]] = {g: [] for g in CALIBRATED}
+    prompts: list[float] = []
+    for r, s, c in zip(material.rows, scores, cues_of):
+        if r.label:
+            if r.source != "templates":
+                for g in CALIBRATED:
+                    pos[g].append(s if passes(g, c) else -np.inf)
             continue
-        top[r.group] = max(top[r.group], s)
+        if r.source == "benign-pages" and r.group:
+            pages.add(r.page)
+            if r.group in pagemax and passes(r.group, c):
+                pagemax[r.group][r.page] = max(pagemax[r.group].get(r.page, -np.inf), s)
+        elif r.source in PROMPT_SOURCES:
+            prompts.append(float(s))
+    posa = {g: np.array(v) for g, v in pos.items()}
+    prompts_sorted = np.sort(np.array(prompts))
+    k = int(prompt_budget * len(prompts_sorted))
+    prompt_floor = float(prompts_sorted[-(k + 1)]) + 0.05 if len(prompts_sorted) > k else -np.inf
     floor = M.logit(MIN_THRESHOLD)
-    out = {}
-    for g in HIDDEN_GROUPS + ("css_hidden", "visible"):
-        if g in top and count[g] >= MIN_GROUP_WINDOWS:
-            out[g] = max(top[g] + THRESHOLD_MARGIN, floor)
-    # the default (groups with too few benign windows to calibrate on): the stricter of the two groups with the
-    # most benign windows (comments and attributes), whose maxima are the best estimated
-    hidden = [out[g] for g in ("comment", "attribute") if g in out]
-    out["default"] = max(hidden) if hidden else floor
-    for g in HIDDEN_GROUPS + ("pdf_hidden", "css_hidden", "visible"):
+    levels = {g: sorted(pagemax[g].items(), key=lambda kv: (-kv[1], kv[0])) for g in CALIBRATED}
+    allowed = {g: 0 for g in CALIBRATED}
+    budget = int(page_budget * len(pages))
+
+    def level(g, n):
+        lo = floor if g == "visible" else max(floor, prompt_floor)
+        vals = levels[g]
+        return lo if n >= len(vals) else max(vals[n][1] + THRESHOLD_MARGIN, lo)
+
+    def flagged(extra=None):
+        out = set()
+        for g in CALIBRATED:
+            n = extra[1] if extra and extra[0] == g else allowed[g]
+            out.update(p for p, _ in levels[g][:n])
+        return out
+
+    def gain(g, n):
+        return int((posa[g] >= level(g, n)).sum())
+
+    while True:
+        base = flagged()
+        best = None
+        for g in CALIBRATED:
+            for step in (1, 2, 3):
+                n = allowed[g] + step
+                if n > len(levels[g]):
+                    break
+                new = flagged((g, n))
+                if len(new) > budget:
+                    continue
+                dg = gain(g, n) - gain(g, allowed[g])
+                cost = max(len(new) - len(base), 0.5)
+                if dg > 0 and (best is None or dg / cost > best[0]):
+                    best = (dg / cost, g, n)
+        if best is None:
+            break
+        allowed[best[1]] = best[2]
+    out = {g: level(g, allowed[g]) for g in CALIBRATED}
+    out["default"] = max(out["comment"], out["attribute"])
+    for g in HIDDEN_GROUPS + ("pdf_hidden",):
         out.setdefault(g, out["default"])
+    if verbose:
+        print(f"thresholds: {len(pages)} training pages, budget {budget}; pages allowed over each group {allowed}; "
+              f"benign instruction-like floor {M.sigmoid(prompt_floor):.4f} ({len(prompts)} texts)", flush=True)
     return {g: round(float(M.sigmoid(v)), 4) for g, v in sorted(out.items())}
+
+
+CUED_GROUPS = ("comment", "attribute", "meta", "json_ld", "css_hidden")
+CUED_PAGE_BUDGET = 0.0025       # training pages the cued thresholds may flag on top of the plain ones, out of fold
+CUED_PROMPT_BUDGET = 0.005      # benign instruction-like texts they may flag on top of the plain ones
+MIN_CUED_THRESHOLD = 0.2
+
+
+def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds: dict, rule,
+                           page_budget: float = CUED_PAGE_BUDGET, prompt_budget: float = CUED_PROMPT_BUDGET,
+                           verbose: bool = False) -> dict:
+    """Lower thresholds for hidden groups, applied to windows holding a cue of `rule.cued_by` (text that addresses
+    an AI reader or sets what the reader outputs), from out-of-fold scores.
+
+    Starting from the plain thresholds, a group's cued threshold goes down one benign training page at a time (the
+    page whose cued window scores highest out of fold), while the pages newly flagged stay within `page_budget`
+    of the pages and the benign instruction-like texts holding such a cue that it newly flags within
+    `prompt_budget` of those texts; at each step the group that gains the most attack windows per page newly
+    flagged goes down. Never below MIN_CUED_THRESHOLD."""
+    cued_by = set(rule.cued_by)
+    if not cued_by:
+        return {}
+    cues_of = F.cues_of([r.prepared for r in material.rows])
+    plain = {g: M.logit(thresholds.get(g, thresholds["default"])) for g in CUED_GROUPS}
+    gate = {g: set(rule.gate_cues_of.get(g, ())) for g in rule.gate}
+    pages: set[str] = set()
+    flagged0: set[str] = set()
+    pagemax: dict[str, dict[str, float]] = {g: {} for g in CUED_GROUPS}
+    pos: list[float] = []
+    prompts: list[float] = []
+    n_prompts = 0
+    for r, s, c in zip(material.rows, scores, cues_of):
+        cued = bool(c & cued_by)
+        if r.label:
+            if r.source != "templates":
+                pos.append(s if cued else -np.inf)
+            continue
+        if r.source == "benign-pages" and r.group:
+            pages.add(r.page)
+            g = r.group
+            if g in gate and not c & gate[g]:
+                continue
+            if s >= M.logit(thresholds.get(g, thresholds["default"])):
+                flagged0.add(r.page)
+            if g in pagemax and cued and s < plain[g]:
+                pagemax[g][r.page] = max(pagemax[g].get(r.page, -np.inf), s)
+        elif r.source in PROMPT_SOURCES:
+            n_prompts += 1
+            if cued and s < min(plain.values()):
+                prompts.append(float(s))
+    posa = np.array(pos)
+    prompts_sorted = np.sort(np.array(prompts))
+    k = int(prompt_budget * n_prompts)
+    prompt_floor = float(prompts_sorted[-(k + 1)]) + 0.05 if len(prompts_sorted) > k else -np.inf
+    floor = max(M.logit(MIN_CUED_THRESHOLD), prompt_floor)
+    levels = {g: sorted(((p, v) for p, v in pagemax[g].items() if p not in flagged0), key=lambda kv: (-kv[1], kv[0]))
+              for g in CUED_GROUPS}
+    allowed = {g: 0 for g in CUED_GROUPS}
+    budget = int(page_budget * len(pages))
+
+    def level(g, n):
+        vals = levels[g]
+        lo = max(floor, min(plain[g], floor))
+        return min(plain[g], lo if n >= len(vals) else max(vals[n][1] + THRESHOLD_MARGIN, lo))
+
+    def flagged(extra=None):
+        out = set()
+        for g in CUED_GROUPS:
+            n = extra[1] if extra and extra[0] == g else allowed[g]
+            out.update(p for p, _ in levels[g][:n])
+        return out
+
+    def gain(g, n):
+        return int((posa >= level(g, n)).sum())
+
+    while True:
+        base = flagged()
+        best = None
+        for g in CUED_GROUPS:
+            for step in (1, 2, 3):
+                n = allowed[g] + step
+                if n > len(levels[g]):
+                    break
+                new = flagged((g, n))
+                if len(new) > budget:
+                    continue
+                dg = gain(g, n) - gain(g, allowed[g])
+                cost = max(len(new) - len(base), 0.5)
+                if dg > 0 and (best is None or dg / cost > best[0]):
+                    best = (dg / cost, g, n)
+        if best is None:
+            break
+        allowed[best[1]] = best[2]
+    out = {g: round(float(M.sigmoid(level(g, allowed[g]))), 4) for g in CUED_GROUPS}
+    if verbose:
+        print(f"cued thresholds: budget {budget} more pages; pages allowed over each group {allowed}; cued benign "
+              f"instruction-like floor {M.sigmoid(prompt_floor):.4f} ({len(prompts)} of {n_prompts} texts): {out}",
+              flush=True)
+    return out
 
 
 def cv_summary(material: T.Material, scores: np.ndarray, thresholds: dict, rule) -> dict:
@@ -115,7 +281,7 @@ def cv_summary(material: T.Material, scores: np.ndarray, thresholds: dict, rule)
             by_source[r.source][0] += 1
             by_source[r.source][1] += int(s >= t_comment)
         elif r.group:
-            gated = r.group in rule.spec.gate and not (F.cues_of([r.prepared])[0] & set(rule.spec.gate_cues))
+            gated = r.group in rule.gate and not (F.cues_of([r.prepared])[0] & rule.gate_cues_of[r.group])
             benign[r.group][0] += 1
             benign[r.group][1] += int(not gated and s >= M.logit(thresholds.get(r.group, thresholds["default"])))
     return {"positive_windows_over_comment_threshold": {k: f"{v[1]}/{v[0]}" for k, v in sorted(by_source.items())},

@@ -7,11 +7,13 @@ deduplicated and sorted, liblinear's coordinate descent is seeded, and the weigh
 fixed point in a container without timestamps (`scanner.injection.model.dump_model`).
 
 Positives: every attack text of ../shared (tensor-trust, llm-guard, BIPIA, Greshake, PurpleLlama English and
-Spanish, spikee) and the corpus's injection texts (the units its lexicon findings cover). Negatives: every
-window of four benign pages in five of ../shared/training/benign-pages in every channel — comments, hidden
-elements, alt/title, JSON-LD, meta content and visible text, read with the scanner's own loader — the
-corpus's benign entries and the non-flagged text of its injection pages, llm-guard's benign prompts and
-BIPIA's benign e-mails. The other fifth of the benign pages, ../shared/realdata/html and NotInject never train.
+Spanish, spikee), the corpus's injection texts (the units its lexicon findings cover), the templates and four in
+five of the attack families of `families.py`. Negatives: every window of four benign pages in five of
+../shared/training/benign-pages and ../shared/realdata/html in every channel — comments, hidden elements,
+alt/title, JSON-LD, meta content and visible text, read with the scanner's own loader — the corpus's benign
+entries and the non-flagged text of its injection pages, llm-guard's benign prompts, BIPIA's benign e-mails and
+the hard negatives of the templates and families (instructions for people, benign requests that use the attack
+vocabulary). The other fifth of the pages, NotInject and the held-out texts never train.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def text_rows(t: S.Text, weight: float = 1.0) -> list[Row]:
     from scanner.normalize import normalize
 
     norm = normalize(t.text).text
-    wins = [F.prepare_normalized(norm[s:e]) for s, e in M.windows(norm)]
+    wins = [F.prepare_normalized(norm[s:e]) for s, e in M.windows(norm, sentences=False)]
     wins = [w for w in wins if M.worth_scoring(w)] or [F.prepare_normalized(norm)]
     return [Row(w, t.label, weight / len(wins), t.source) for w in wins]
 
@@ -87,14 +89,32 @@ def page_rows(paths: list[Path], rule) -> list[Row]:
     return rows
 
 
+def window_file_spans(w) -> list[tuple]:
+    """(page, start, end) in the file of each unit piece a window covers."""
+    block = w.item.block
+    bs, be = w.item.norm.span(w.start, max(w.end, w.start + 1))
+    k1, o1 = block.locate(bs)
+    k2, o2 = block.locate(max(be - 1, bs))
+    out = []
+    for k in range(k1, k2 + 1):
+        u = block.units[k]
+        i = o1 if k == k1 else 0
+        j = o2 + 1 if k == k2 else len(u.text)
+        a, b = u.source_span(i, max(min(j, len(u.text)), i))
+        out.append((u.page, a, b))
+    return out
+
+
 def corpus_rows(rule) -> list[Row]:
-    """Corpus injection texts (the windows over units a lexicon finding covers) and its benign text."""
+    """Corpus injection texts and its benign text. An injection entry teaches only the windows that overlap a
+    lexicon finding's span (the payload, not the company name in the same meta description or title); its other
+    windows in the finding's units are left out, neither attack nor benign, and so are windows without any
+    structural cue (a sentence that only names the company). An entry the lexicon misses teaches the windows of
+    its vector's channel that hold a structural cue (the payload; not the page's titles)."""
     from scanner.corpus import EXT, entry_bytes, read_entries
     from scanner.injection.engine import InjectionScanner
-    from scanner.loaders import load_bytes
-    from scanner.rulepack import load_pack
-
     from scanner.injection.learned import GROUP_VECTOR
+    from scanner.loaders import load_bytes
 
     lexicon_only = InjectionScanner(learned=False)
     rows = []
@@ -102,18 +122,23 @@ def corpus_rows(rule) -> list[Row]:
         doc = load_bytes(entry_bytes(S.CORPUS, entry), f"{entry['id']}{EXT[entry['format']]}")
         spans = [(f.page, f.start, f.end) for f in lexicon_only.scan(doc)] if entry["label"] == "injection" else []
         missed = entry["label"] == "injection" and not spans
-        for group, prepared, w in doc_windows(doc, rule):
+        wins = doc_windows(doc, rule)
+        cues = F.cues_of([p for _, p, _ in wins]) if entry["label"] == "injection" else []
+        for n, (group, prepared, w) in enumerate(wins):
             if missed:
-                # the lexicon does not find this one: its payload is in the windows of the entry's channel;
-                # the page's other text is left out rather than taught as benign
-                if GROUP_VECTOR[group] == entry["vector"]:
+                if GROUP_VECTOR[group] == entry["vector"] and cues[n]:
                     rows.append(Row(prepared, 1, 1.0, "corpus", group, f"corpus:{entry['id']}"))
                 continue
-            units = [w.item.block.units[k] for k in range(len(w.item.block.units))]
-            hit = any(u.page == pg and u.start < e and s < u.end for u in units for pg, s, e in spans)
-            weight = 1.0 if hit or entry["label"] == "injection" else CORPUS_NEGATIVE_WEIGHT
-            rows.append(Row(prepared, int(hit), weight, "corpus", group, f"corpus:{entry['id']}"))
-    del load_pack
+            units = w.item.block.units
+            in_unit = any(u.page == pg and u.start < e and s < u.end for u in units for pg, s, e in spans)
+            if in_unit:
+                mine = window_file_spans(w)
+                hit = any(pg == wp and a < e and s < b for wp, a, b in mine for pg, s, e in spans)
+                if hit and cues[n]:
+                    rows.append(Row(prepared, 1, 1.0, "corpus", group, f"corpus:{entry['id']}"))
+                continue
+            weight = 1.0 if entry["label"] == "injection" else CORPUS_NEGATIVE_WEIGHT
+            rows.append(Row(prepared, 0, weight, "corpus", group, f"corpus:{entry['id']}"))
     return rows
 
 
@@ -142,6 +167,9 @@ TEMPLATE_WEIGHT = {1: 0.3, 0: 5.0}
 VISIBLE_NEGATIVE_WEIGHT = 0.25  # visible prose (how-to articles full of "click", "you") weighs less: visible text
                                # is gated and has its own threshold; hidden benign text is what the model must tell apart
 CORPUS_NEGATIVE_WEIGHT = 10.0  # the corpus's hard negatives (prose quoting attacks, instructions for people)
+HARD_NEGATIVE_WEIGHT = 5.0     # the hard negatives of `families.py`: instructions for people, benign requests that use
+                               # the attack vocabulary (as much as a template's hard negative)
+HARD_NEGATIVE_SOURCES = ("benign-extra", "benign-prompts")
 
 
 def attack_rows(texts) -> list[Row]:
@@ -155,16 +183,20 @@ def attack_rows(texts) -> list[Row]:
             rows += text_rows(t, TEMPLATE_WEIGHT[t.label])
         elif t.label == 1:
             rows += text_rows(t, SOURCE_WEIGHT / n[t.source])
+        elif t.source in HARD_NEGATIVE_SOURCES:
+            rows += text_rows(t, HARD_NEGATIVE_WEIGHT)
         else:
             rows += text_rows(t)
     return rows
 
 
 def all_texts() -> list:
-    """Attack texts of ../shared, llm-guard's benign prompts, BIPIA's benign e-mails and the templates."""
+    """Attack texts of ../shared, llm-guard's benign prompts, BIPIA's benign e-mails, the templates and the attack
+    families and hard negatives of `families.py` (four in five of them)."""
+    from scanner.training.families import family_texts
     from scanner.training.templates import template_texts
 
-    return S.attack_texts() + S.bipia_emails() + template_texts()
+    return S.attack_texts() + S.bipia_emails() + template_texts() + family_texts()
 
 
 def gather(rule, exclude_source: str | None = None) -> Material:
@@ -204,25 +236,29 @@ def train_bytes(material: Material, seed: int = SEED, header: dict | None = None
     return M.dump_model(weights, bias, header or {})
 
 
-def write_thresholds(path: Path, thresholds: dict) -> None:
-    """Replace the `thresholds:` block of the rule YAML (comments and everything else kept)."""
+def write_thresholds(path: Path, thresholds: dict, cued: dict | None = None) -> None:
+    """Replace the `thresholds:` (and `cued_thresholds:`) blocks of the rule YAML (comments and everything else
+    kept)."""
     import re
 
     from scanner.atomic import atomic_write_text
 
     text = path.read_text(encoding="utf-8")
-    block = "    thresholds:\n" + "".join(f"      {g}: {t}\n" for g, t in thresholds.items())
-    new, n = re.subn(r"    thresholds:\n(?:      [a-z_]+: [0-9.]+\n)+", lambda m: block, text)
-    if n != 1:
-        raise SystemExit(f"{path}: no thresholds block to update")
-    atomic_write_text(path, new)
+    for key, values in (("thresholds", thresholds), ("cued_thresholds", cued)):
+        if values is None:
+            continue
+        block = f"    {key}:\n" + "".join(f"      {g}: {t}\n" for g, t in values.items())
+        text, n = re.subn(rf"    {key}:\n(?:      [a-z_]+: [0-9.]+\n)+", lambda m: block, text)
+        if n != 1:
+            raise SystemExit(f"{path}: no {key} block to update")
+    atomic_write_text(path, text)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds for the thresholds")
+    parser.add_argument("--folds", type=int, default=3, help="cross-validation folds for the thresholds")
     args = parser.parse_args(argv)
     if not S.available():
         print(f"{S.TRAINING}: training material not found (../shared/training)", file=sys.stderr)
@@ -236,9 +272,10 @@ def main(argv=None) -> int:
     print(f"{len(material.rows)} windows ({pos} injection); {args.folds}-fold cross-validation for the thresholds…",
           flush=True)
     oof = E.oof_scores(material, args.folds, args.seed)
-    thresholds = E.choose_thresholds(material, oof, set(rule.spec.gate), set(rule.spec.gate_cues))
+    thresholds = E.choose_thresholds(material, oof, set(rule.gate), rule.gate_cues_of, verbose=True)
+    cued = E.choose_cued_thresholds(material, oof, thresholds, rule, verbose=True)
     cv = E.cv_summary(material, oof, thresholds, rule)
-    header = {"seed": args.seed, "C": C, "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
+    header = {"seed": args.seed, "folds": args.folds, "C": C, "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
               "solver": "liblinear", "rows": len(material.rows), "positives": pos, "inputs": S.input_digests()}
     data = train_bytes(material, args.seed, header)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -246,11 +283,11 @@ def main(argv=None) -> int:
 
     atomic_write_bytes(args.out, data)
     if args.out == MODEL_FILE:
-        write_thresholds(RULE_FILE, thresholds)
+        write_thresholds(RULE_FILE, thresholds, cued)
         write_card(MODEL_FILE.parent / "MODEL_CARD.md", header, thresholds, cv, len(data),
-                   hashlib.sha256(data).hexdigest())
+                   hashlib.sha256(data).hexdigest(), cued)
     print(f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
-    print("thresholds:", json.dumps(thresholds))
+    print("thresholds:", json.dumps(thresholds), "cued:", json.dumps(cued))
     print(json.dumps(cv, indent=1))
     return 0
 
