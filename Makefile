@@ -40,8 +40,11 @@ demo: setup
 	@$(BIN)/centinela corpus check --format json --output $(OUT)/corpus-check.json; $(BIN)/centinela corpus check | tail -n 1
 	@echo "outputs written to $(OUT)/:"; ls -1 $(OUT) | sed 's/^/   /'
 
+# Two workers (pytest-xdist; the slowest tests start first, the others go to whichever worker is free):
+# TEST_JOBS=0 runs the suite in this one process.
+TEST_JOBS ?= 2
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist worksteal)
 
 # pre-commit try-repo from a clean clone (installs the hook environment from the package index; by hand)
 hooks-try: setup

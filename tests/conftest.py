@@ -72,18 +72,64 @@ def require_realdata(kind: str) -> list[Path]:
 
 
 _REAL_PDFS: dict[Path, object] = {}
+_SHARED_DIR: Path | None = None      # under pytest-xdist: a folder all workers of this run share
 
 
 def load_real_pdf(path: Path):
     """A real PDF's Document, or the LoadError it raises, loaded once per test session: pdfminer's layout of the
     real PDFs is the slowest step of the suite, and test_pdf_loader.py and test_pii.py read the same files.
-    Callers treat the Document as read-only."""
+    Under pytest-xdist the first worker to need a file loads it and leaves it pickled for the others (a lock
+    per file: one load per run, whichever worker runs the test). Callers treat the Document as read-only."""
     from scanner.loaders.pdf import load_pdf
     from scanner.units import LoadError
 
-    if path not in _REAL_PDFS:
+    if path in _REAL_PDFS:
+        return _REAL_PDFS[path]
+    if _SHARED_DIR is None:
         try:
             _REAL_PDFS[path] = load_pdf(path.read_bytes(), str(path))
         except LoadError as exc:
             _REAL_PDFS[path] = exc
-    return _REAL_PDFS[path]
+        return _REAL_PDFS[path]
+    import hashlib
+    import pickle
+
+    from filelock import FileLock
+
+    key = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24]
+    stored = _SHARED_DIR / f"{key}.pickle"
+    with FileLock(str(_SHARED_DIR / f"{key}.lock")):
+        if stored.is_file():
+            kind, value = pickle.loads(stored.read_bytes())
+            result = value if kind == "document" else LoadError(*value)
+        else:
+            try:
+                result = load_pdf(path.read_bytes(), str(path))
+                entry = ("document", result)
+            except LoadError as exc:
+                result = exc
+                entry = ("error", (exc.path, exc.message, exc.code))
+            stored.write_bytes(pickle.dumps(entry))
+    _REAL_PDFS[path] = result
+    return result
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _xdist_shared_dir(request, tmp_path_factory):
+    """Under pytest-xdist, the folder beside the workers' own temporary folders (pytest-N/), shared by them."""
+    global _SHARED_DIR
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        _SHARED_DIR = tmp_path_factory.getbasetemp().parent / "real-pdfs"
+        _SHARED_DIR.mkdir(exist_ok=True)
+    yield
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `slow` (a minute or more on a loaded machine) run first, the heaviest first (`slow(weight)`,
+    default 1), then the rest in their order: under pytest-xdist a long test that starts last is alone at the
+    end of the run."""
+    def weight(item) -> float:
+        marker = item.get_closest_marker("slow")
+        return -(marker.args[0] if marker.args else 1) if marker else 0
+
+    items.sort(key=weight)

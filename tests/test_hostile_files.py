@@ -164,6 +164,7 @@ def test_a_symlink_loop_given_by_name_is_a_per_file_error(tmp_path):
 
 # --- acceptance: every real file plus the hostile ones, within the budgets ------------------------------
 
+@pytest.mark.slow
 def test_realdata_and_hostile_files_scan_within_the_budgets(tmp_path):
     if not REALDATA.is_dir():
         pytest.skip("../shared/realdata is not present")

@@ -3,7 +3,9 @@
 journal that the next run finishes), and a second run completes the job.
 
 Two ways to kill: at every write boundary in turn (before and after each rename, before each fsync, so a
-temporary file may be half written: tests/killpoint.py), and at random delays over the whole run.
+temporary file may be half written: tests/killpoint.py), and at random delays over the whole run. The killed
+runs are children forked from this process (killpoint.start), which has the scanner imported already: a kill
+lands in the command's work, not in a fresh interpreter's imports.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import killpoint
 from scanner.atomic import stale_temps
 from scanner.fixtures.update import update_manifest
 from scanner.fixtures.verify import verify_tree
@@ -25,15 +28,26 @@ from scanner.redact import JOURNAL, Redactor, finish_journal
 from scanner.pipeline.run import plan_redactions
 from treefactory import build_tree, edit_manifest, envelope, read_manifest, sha, write_json
 
-HERE = Path(__file__).resolve().parent
 SECRET = "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"
 LEAKY = [f"alpha/search/gs-01{i}.json" for i in range(3)]
 NEW = [f"beta/errors/429-{i}.json" for i in range(4)]
 
 
-def killed_run(kill_at: int, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(HERE / "killpoint.py"), str(kill_at), *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
+def _report(args) -> Path:
+    """Where the child writes its count of boundaries: beside the tree it works on (the first Path argument)."""
+    root = next(a for a in args if isinstance(a, Path))
+    return root.parent / f"{root.name}.boundaries"
+
+
+def killed_run(kill_at: int, *args) -> int:
+    """The CLI run with args in a forked child killed at the kill_at-th write boundary: its exit code (-9)."""
+    return killpoint.run(kill_at, list(args), _report(args))
+
+
+def full_run(*args) -> int:
+    """The CLI run with args to the end in a forked child: how many write boundaries it passed."""
+    assert killpoint.run(0, list(args), _report(args)) == 0
+    return int(_report(args).read_text())
 
 
 def hashes(root: Path, rels) -> dict[str, str]:
@@ -55,9 +69,7 @@ def leaky_tree(tmp_path_factory):
                                             for i, rel in enumerate(LEAKY)}))
     done = root.parent / "reference"
     shutil.copytree(root, done, symlinks=True)
-    proc = killed_run(0, "redact", done, "--write", "--kinds", "secret")
-    assert proc.returncode == 0, proc.stderr
-    boundaries = int(proc.stderr.rsplit("boundaries=", 1)[1])
+    boundaries = full_run("redact", done, "--write", "--kinds", "secret")
     return root, hashes(root, LEAKY), hashes(done, LEAKY), boundaries
 
 
@@ -93,8 +105,7 @@ def test_redact_killed_at_every_write_boundary(leaky_tree, tmp_path):
     for kill_at in range(1, boundaries + 1):
         root = tmp_path / f"k{kill_at}"
         shutil.copytree(pristine, root, symlinks=True)
-        proc = killed_run(kill_at, "redact", root, "--write", "--kinds", "secret")
-        assert proc.returncode == -9, (kill_at, proc.returncode, proc.stderr)
+        assert killed_run(kill_at, "redact", root, "--write", "--kinds", "secret") == -9, kill_at
         check_after_kill(root, before, after)
         second_run_completes(root, before, after)
 
@@ -103,16 +114,15 @@ def test_redact_killed_at_random_moments(leaky_tree, tmp_path):
     pristine, before, after, _ = leaky_tree
     rng = random.Random(8)
     started = time.monotonic()
-    killed_run(0, "redact", shutil.copytree(pristine, tmp_path / "timing", symlinks=True), "--write", "--kinds", "secret")
+    full_run("redact", shutil.copytree(pristine, tmp_path / "timing", symlinks=True), "--write", "--kinds", "secret")
     full = time.monotonic() - started
     for i in range(8):
         root = tmp_path / f"r{i}"
         shutil.copytree(pristine, root, symlinks=True)
-        proc = subprocess.Popen([sys.executable, "-m", "scanner", "redact", str(root), "--write", "--kinds", "secret"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = killpoint.start(0, ["redact", root, "--write", "--kinds", "secret"], tmp_path / f"r{i}-boundaries")
         time.sleep(rng.uniform(0.3, 1.0) * full)
         proc.kill()
-        proc.wait()
+        proc.join()
         check_after_kill(root, before, after)
         second_run_completes(root, before, after)
 
@@ -129,9 +139,8 @@ def growing_tree(tmp_path_factory):
     old = (root / "manifest.json").read_text()
     done = root.parent / "reference"
     shutil.copytree(root, done, symlinks=True)
-    proc = killed_run(0, "manifest", "update", done)
-    assert proc.returncode == 0, proc.stderr
-    return root, old, (done / "manifest.json").read_text(), int(proc.stderr.rsplit("boundaries=", 1)[1])
+    boundaries = full_run("manifest", "update", done)
+    return root, old, (done / "manifest.json").read_text(), boundaries
 
 
 def test_manifest_update_killed_at_every_write_boundary_and_at_random(growing_tree, tmp_path):
@@ -143,7 +152,7 @@ def test_manifest_update_killed_at_every_write_boundary_and_at_random(growing_tr
         root = tmp_path / f"u{i}"
         shutil.copytree(pristine, root, symlinks=True)
         if how == "boundary":
-            assert killed_run(when, "manifest", "update", root).returncode == -9
+            assert killed_run(when, "manifest", "update", root) == -9
         else:
             proc = subprocess.Popen([sys.executable, "-m", "scanner", "manifest", "update", str(root)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

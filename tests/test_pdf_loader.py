@@ -533,6 +533,12 @@ def _realdata_files() -> list[Path]:
     return sorted(REALDATA.glob("*.pdf")) if REALDATA.is_dir() else []
 
 
+def _realdata_params() -> list:
+    """The real PDFs; the multi-page case tables (the 30-page one alone is most of the suite's CPU) marked slow."""
+    return [pytest.param(p, marks=pytest.mark.slow(4 if p.stat().st_size > 1_500_000 else 1))
+            if p.name.startswith("mx_ssa__Tabla_casos") else p for p in _realdata_files()] or [None]
+
+
 def realdata(name: str) -> Path:
     if not REALDATA.is_dir():
         pytest.skip(f"{REALDATA} not present")
@@ -549,7 +555,7 @@ def load_real(path: Path):
     return load_real_pdf(path)
 
 
-@pytest.mark.parametrize("path", _realdata_files() or [None], ids=lambda p: p.name if p else "absent")
+@pytest.mark.parametrize("path", _realdata_params(), ids=lambda p: p.name if p else "absent")
 def test_realdata_loads_and_matches_pdfminer(path):
     if path is None:
         pytest.skip(f"{REALDATA} not present")

@@ -416,6 +416,7 @@ def test_realdata_counts_and_spot_checks(real_html, capsys):
               + ", ".join(f"{e}/{a}={n}" for (e, a), n in sorted(counts.items())))
 
 
+@pytest.mark.slow
 def test_realdata_pdfs_load_and_scan():
     found = Counter()
     for path in _realdata("pdf"):

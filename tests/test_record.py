@@ -145,6 +145,7 @@ def forms(value: str) -> set[str]:
     return out
 
 
+@pytest.mark.slow
 def test_recorded_tree_verifies_redacts_clean_holds_no_datum_and_replays_to_the_sdks(tmp_path):
     root = new_tree(tmp_path)
     said: list[str] = []
