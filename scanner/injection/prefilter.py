@@ -31,11 +31,10 @@ from scanner.rulepack import Lexicon
 # Look-alike letters from other scripts, tag characters: a page with any of them takes the full path (the fold
 # reads the common confusables as the engine does; these are the rest, cheaper to load than to reason about).
 _SUSPICIOUS = rx.compile("[\u0250-\u02af\u0131\u0370-\u03ff\u0400-\u052f\u0530-\u058f\U000e0000-\U000e007f]")
-_INVISIBLE_CHAR = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 _INVISIBLE_CHARS = frozenset("\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff")
 _INVISIBLE_RUN = rx.compile("[\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]{16,}")
-# <script …>…</script> and <style …>…</style> (the attributes in group sattrs / tattrs); "script" not followed by
-# a word character, as \b said before (RE2 has no backreference to the tag name).
+# <script …>…</script> and <style …>…</style>; "script" not followed by a word character, as \b said before (RE2
+# has no backreference to the tag name).
 # No capturing group: RE2 then finds each match with its DFA alone, where groups made it run its NFA over every
 # script (2.5x slower on the real pages); the attributes are the match's text before its first ">".
 _RAW_BLOCKS = rx.compile(r"<(?:script(?:[^>\w][^>]*)?>.*?</script|style(?:[^>\w][^>]*)?>.*?</style)\s*>",
