@@ -28,10 +28,13 @@ def run_phase(replay: Replay, tmp_path: Path, phase: str, mode: str) -> list[dic
     proc = subprocess.Popen([NODE, str(NODE_DIR / "adapter.mjs"), replay.base_url, phase, mode, str(out)],
                             cwd=NODE_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={"PATH": "/usr/bin:/bin", "PARTIAL_URLS": json.dumps(PARTIAL_URLS),
-                                 # retry-after, then 400–800 ms of randomized backoff: wide against an event
-                                 # loop a loaded machine stalls for a few hundred ms, which fires every timer
-                                 # due meanwhile at once (README "Behaviour checks", jitter)
-                                 "MIN_TIMEOUT": "400"})
+                                 # retry-after, then randomized backoff: 800–1600 ms where the jitter is judged
+                                 # (the 429s), wide against an event loop a loaded machine stalls for a few
+                                 # hundred ms, which fires every timer due meanwhile at once (README "Behaviour
+                                 # checks", jitter; at 400–800 ms a load of 7 once squeezed ten retries' spread
+                                 # to 0.07, under the check's 0.1); 400–800 ms elsewhere, so the 5xx storm's
+                                 # doubling backoff does not take twice as long
+                                 "MIN_TIMEOUT": "800" if phase == "rate_limit" else "400"})
     line = proc.stdout.readline().strip()
     assert line == "done", proc.stderr.read()
     replay.pending.append(proc)          # a request it never aborted keeps it alive until the server stops
