@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import signal
 import sys
 from pathlib import Path
 
 from scanner.record.proxy import DEFAULT_UPSTREAM_TIMEOUT, RecordServer, parse_upstream
 from scanner.record.store import Recorder, RecordError
+from scanner.serve.listener import run_until_signal
 from scanner.serve.server import DEFAULT_IDLE_TIMEOUT, RequestLog
 from scanner.terminal import safe
 
@@ -34,22 +33,14 @@ def build_recorder(root: Path, provider: str, upstream: str, *, host: str = "127
 
 
 def run(server: RecordServer, out=sys.stdout, err=sys.stderr) -> None:
-    async def main() -> None:
-        await server.start()
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        for provider, url in server.base_urls.items():
-            print(f"{safe(provider)} {safe(url)}", file=out, flush=True)
+    def announce() -> None:
         print(safe(f"centinela record: forwarding to {server.upstream} (the only host reached), writing "
                    f"{server.recorder.root / server.recorder.provider}"
                    + (f"; log: {server.log.path}" if server.log.path else "") + "; stop with Ctrl-C or SIGTERM"),
               file=err, flush=True)
-        await stop.wait()
-        stats = server.stats()
-        await server.stop()
+
+    def farewell(stats: dict) -> None:
         print(f"centinela record: stopped after {stats['requests']} requests: {stats['recorded']} recorded, "
               f"{stats['not_recorded']} not recorded", file=err, flush=True)
 
-    asyncio.run(main())
+    run_until_signal(server, announce, farewell, out)

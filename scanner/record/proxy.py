@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from scanner.record.capture import CONTROL_HEADER_PREFIX, DROPPED_REQUEST_HEADERS, DROPPED_RESPONSE_HEADERS, Exchange
 from scanner.record.store import Outcome, Recorder, RecordError, check_case, check_class
 from scanner.serve import wire
+from scanner.serve.listener import close, listen
 from scanner.serve.server import CONTROL_PREFIX, DEFAULT_IDLE_TIMEOUT, RequestLog, loopback_host
 
 MAX_UPSTREAM_BODY = 64 * 1024 * 1024
@@ -112,23 +113,14 @@ class RecordServer:
                                                                connect=min(10.0, self.upstream_timeout)))
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="centinela-record")
         try:
-            self._server = await asyncio.start_server(self._connection, self.host, self.port,
-                                                      limit=64 * 1024, backlog=1024, reuse_address=True)
+            self._server = await listen(self._connection, self.host, self.port)
         except OSError as exc:
             await self._close_client()
             raise RecordError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
-        if self._server is not None:
-            await self._server.wait_closed()
+        await close(self._server, self._tasks)
         await self._close_client()
         self.log.close()
 

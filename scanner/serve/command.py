@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import signal
 import sys
 from pathlib import Path
 
 from scanner.serve.catalog import ServeError, load_catalog, tree_providers
+from scanner.serve.listener import run_until_signal
 from scanner.serve.scenarios import Scenarios
 from scanner.serve.server import DEFAULT_IDLE_TIMEOUT, ReplayServer, RequestLog
 from scanner.terminal import safe
@@ -36,24 +35,15 @@ def build_server(root: Path, provider: str | None = None, *, host: str = "127.0.
 
 
 def run(server: ReplayServer, out=sys.stdout, err=sys.stderr) -> None:
-    async def main() -> None:
-        await server.start()
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        for provider, url in server.base_urls.items():
-            # A provider is a folder name of the tree: shown terminal-safe (a client reads this line too).
-            print(f"{safe(provider)} {safe(url)}", file=out, flush=True)
+    def announce() -> None:
         answers = sum(len(c.answers) for c in server.catalogs.values())
         print(safe(f"centinela serve: {answers} recorded answers; scenarios: "
                    + ("; ".join(f"{p}: {', '.join(c.scenario_names())}" for p, c in server.catalogs.items()))
                    + (f"; log: {server.log.path}" if server.log.path else "")
                    + "; stop with Ctrl-C or SIGTERM"), file=err, flush=True)
-        await stop.wait()
-        stats = server.stats()
-        await server.stop()
+
+    def farewell(stats: dict) -> None:
         print(f"centinela serve: stopped after {stats['requests']} requests "
               f"({stats['held']} still held open were closed)", file=err, flush=True)
 
-    asyncio.run(main())
+    run_until_signal(server, announce, farewell, out)

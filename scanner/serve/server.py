@@ -27,6 +27,7 @@ from pathlib import Path
 from scanner import jsonsafe
 from scanner.serve.catalog import Catalog, Fixture, ServeError
 from scanner.serve import wire
+from scanner.serve.listener import close, listen
 from scanner.serve.wire import Request
 from scanner.serve.matching import normalise_path, request_key
 from scanner.serve.scenarios import OK, Scenarios
@@ -157,22 +158,13 @@ class ReplayServer:
 
     async def start(self) -> None:
         try:
-            self._server = await asyncio.start_server(self._connection, self.host, self.port,
-                                                      limit=64 * 1024, backlog=1024, reuse_address=True)
+            self._server = await listen(self._connection, self.host, self.port)
         except OSError as exc:
             raise ServeError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
-        if self._server is not None:
-            await self._server.wait_closed()
+        await close(self._server, self._tasks)
         self.log.close()
 
     @property
