@@ -80,6 +80,30 @@ PROMPT_SOURCES = ("bipia-emails", "templates", "benign-extra", "benign-prompts")
 CALIBRATED = ("comment", "attribute", "meta", "json_ld", "css_hidden", "visible")
 
 
+def _spend_budget(groups, levels, allowed, budget, flagged, gain) -> None:
+    """Greedy: raise, one group at a time, how many benign pages a group's threshold lets over it (`allowed`, in
+    place), always taking the step (1–3 more pages) with the most attacks gained per page newly flagged, while the
+    pages flagged in all (`flagged(extra)`) stay within `budget`; stop when no step gains."""
+    while True:
+        base = flagged()
+        best = None
+        for g in groups:
+            for step in (1, 2, 3):
+                n = allowed[g] + step
+                if n > len(levels[g]):
+                    break
+                new = flagged((g, n))
+                if len(new) > budget:
+                    continue
+                dg = gain(g, n) - gain(g, allowed[g])
+                cost = max(len(new) - len(base), 0.5)
+                if dg > 0 and (best is None or dg / cost > best[0]):
+                    best = (dg / cost, g, n)
+        if best is None:
+            return
+        allowed[best[1]] = best[2]
+
+
 def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_cues, page_budget: float =
                       PAGE_BUDGET, prompt_budget: float = PROMPT_BUDGET, verbose: bool = False) -> dict:
     """Thresholds against the false-positive budgets, from out-of-fold scores.
@@ -140,24 +164,7 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
     def gain(g, n):
         return int((posa[g] >= level(g, n)).sum())
 
-    while True:
-        base = flagged()
-        best = None
-        for g in CALIBRATED:
-            for step in (1, 2, 3):
-                n = allowed[g] + step
-                if n > len(levels[g]):
-                    break
-                new = flagged((g, n))
-                if len(new) > budget:
-                    continue
-                dg = gain(g, n) - gain(g, allowed[g])
-                cost = max(len(new) - len(base), 0.5)
-                if dg > 0 and (best is None or dg / cost > best[0]):
-                    best = (dg / cost, g, n)
-        if best is None:
-            break
-        allowed[best[1]] = best[2]
+    _spend_budget(CALIBRATED, levels, allowed, budget, flagged, gain)
     out = {g: level(g, allowed[g]) for g in CALIBRATED}
     out["default"] = max(out["comment"], out["attribute"])
     for g in HIDDEN_GROUPS + ("pdf_hidden",):
@@ -241,24 +248,7 @@ def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds:
     def gain(g, n):
         return int((posa >= level(g, n)).sum())
 
-    while True:
-        base = flagged()
-        best = None
-        for g in CUED_GROUPS:
-            for step in (1, 2, 3):
-                n = allowed[g] + step
-                if n > len(levels[g]):
-                    break
-                new = flagged((g, n))
-                if len(new) > budget:
-                    continue
-                dg = gain(g, n) - gain(g, allowed[g])
-                cost = max(len(new) - len(base), 0.5)
-                if dg > 0 and (best is None or dg / cost > best[0]):
-                    best = (dg / cost, g, n)
-        if best is None:
-            break
-        allowed[best[1]] = best[2]
+    _spend_budget(CUED_GROUPS, levels, allowed, budget, flagged, gain)
     out = {g: round(float(M.sigmoid(level(g, allowed[g]))), 4) for g in CUED_GROUPS}
     if verbose:
         print(f"cued thresholds: budget {budget} more pages; pages allowed over each group {allowed}; cued benign "
