@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from scanner.record.capture import CONTROL_HEADER_PREFIX, DROPPED_REQUEST_HEADERS, DROPPED_RESPONSE_HEADERS, Exchange
 from scanner.record.store import Outcome, Recorder, RecordError, check_case, check_class
 from scanner.serve import wire
-from scanner.serve.listener import close, listen
+from scanner.serve.listener import close, listen, origin
 from scanner.serve.server import CONTROL_PREFIX, DEFAULT_IDLE_TIMEOUT, RequestLog, loopback_host
 
 MAX_UPSTREAM_BODY = 64 * 1024 * 1024
@@ -137,8 +137,7 @@ class RecordServer:
 
     @property
     def origin(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return origin(self.host, self.port)
 
     @property
     def base_urls(self) -> dict[str, str]:

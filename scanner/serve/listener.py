@@ -10,6 +10,11 @@ import sys
 from scanner.terminal import safe
 
 
+def origin(host: str, port: int) -> str:
+    """The http:// origin of a listener (an IPv6 host in brackets)."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 async def listen(handler, host: str, port: int) -> asyncio.Server:
     """A TCP listener calling `handler(reader, writer)` per connection; raises OSError when it cannot listen."""
     return await asyncio.start_server(handler, host, port, limit=64 * 1024, backlog=1024, reuse_address=True)

@@ -27,7 +27,7 @@ from pathlib import Path
 from scanner import jsonsafe
 from scanner.serve.catalog import Catalog, Fixture, ServeError
 from scanner.serve import wire
-from scanner.serve.listener import close, listen
+from scanner.serve.listener import close, listen, origin
 from scanner.serve.wire import Request
 from scanner.serve.matching import normalise_path, request_key
 from scanner.serve.scenarios import OK, Scenarios
@@ -169,8 +169,7 @@ class ReplayServer:
 
     @property
     def origin(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return origin(self.host, self.port)
 
     @property
     def base_urls(self) -> dict[str, str]:

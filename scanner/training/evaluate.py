@@ -80,10 +80,18 @@ PROMPT_SOURCES = ("bipia-emails", "templates", "benign-extra", "benign-prompts")
 CALIBRATED = ("comment", "attribute", "meta", "json_ld", "css_hidden", "visible")
 
 
-def _spend_budget(groups, levels, allowed, budget, flagged, gain) -> None:
+def _spend_budget(groups, levels, allowed, budget, gain) -> None:
     """Greedy: raise, one group at a time, how many benign pages a group's threshold lets over it (`allowed`, in
-    place), always taking the step (1–3 more pages) with the most attacks gained per page newly flagged, while the
-    pages flagged in all (`flagged(extra)`) stay within `budget`; stop when no step gains."""
+    place; `levels[g]` its benign pages by score, highest first), always taking the step (1–3 more pages) with the
+    most attacks gained (`gain(g, n)`) per page newly flagged, while the pages flagged in all stay within `budget`;
+    stop when no step gains."""
+    def flagged(extra=None):
+        out = set()
+        for g in groups:
+            n = extra[1] if extra and extra[0] == g else allowed[g]
+            out.update(p for p, _ in levels[g][:n])
+        return out
+
     while True:
         base = flagged()
         best = None
@@ -154,17 +162,10 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
         vals = levels[g]
         return lo if n >= len(vals) else max(vals[n][1] + THRESHOLD_MARGIN, lo)
 
-    def flagged(extra=None):
-        out = set()
-        for g in CALIBRATED:
-            n = extra[1] if extra and extra[0] == g else allowed[g]
-            out.update(p for p, _ in levels[g][:n])
-        return out
-
     def gain(g, n):
         return int((posa[g] >= level(g, n)).sum())
 
-    _spend_budget(CALIBRATED, levels, allowed, budget, flagged, gain)
+    _spend_budget(CALIBRATED, levels, allowed, budget, gain)
     out = {g: level(g, allowed[g]) for g in CALIBRATED}
     out["default"] = max(out["comment"], out["attribute"])
     for g in HIDDEN_GROUPS + ("pdf_hidden",):
@@ -238,17 +239,10 @@ def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds:
         lo = max(floor, min(plain[g], floor))
         return min(plain[g], lo if n >= len(vals) else max(vals[n][1] + THRESHOLD_MARGIN, lo))
 
-    def flagged(extra=None):
-        out = set()
-        for g in CUED_GROUPS:
-            n = extra[1] if extra and extra[0] == g else allowed[g]
-            out.update(p for p, _ in levels[g][:n])
-        return out
-
     def gain(g, n):
         return int((posa >= level(g, n)).sum())
 
-    _spend_budget(CUED_GROUPS, levels, allowed, budget, flagged, gain)
+    _spend_budget(CUED_GROUPS, levels, allowed, budget, gain)
     out = {g: round(float(M.sigmoid(level(g, allowed[g]))), 4) for g in CUED_GROUPS}
     if verbose:
         print(f"cued thresholds: budget {budget} more pages; pages allowed over each group {allowed}; cued benign "
