@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import codecs
 import re
+import zlib
 from dataclasses import dataclass, field
 
 _BOMS = (
@@ -124,24 +125,89 @@ class LineIndex:
         return len(self._starts)
 
 
-@dataclass
 class SourceText:
     """What the pipeline keeps of a scanned file for its outputs, so that none of them reads the file again.
 
     `text` is the decoded text the loader built the document from (`Document.text`: every finding's offsets
     index it), None for a PDF; `github` is the file's bytes as GitHub's upload action reads them (UTF-8, U+FFFD
     per invalid sequence, BOM kept: the text of SARIF line hashes), None when no output needs it. Both are
-    often the same string object. The line index is built once, on first use, and shared by every output."""
+    often the same string. The line index is built once, on first use, and shared by every output.
 
-    text: str | None
-    github: str | None = None
-    _index: LineIndex | None = field(default=None, repr=False, compare=False)
+    A run keeps this for every file with a finding until its outputs are written, so a text of `PACK_CHARS` or
+    more is held zlib-compressed (real pages shrink 5-10x; a tree's peak memory stays nearly flat in its size)
+    and decompressed when an output asks for it; the last `_RECENT` texts asked for stay decompressed, so an
+    output going through a file's findings one after another decompresses it once. The text given is the text
+    returned, character for character (lone surrogates included)."""
+
+    __slots__ = ("_text", "_github", "_same", "_index", "_plain")
+
+    def __init__(self, text: str | None, github: str | None = None):
+        self._same = github is not None and (github is text or github == text)
+        self._text = _pack(text)
+        self._github = None if self._same else _pack(github)
+        self._index: LineIndex | None = None
+        self._plain: tuple | None = None          # (text, github) while among the recently used
+
+    @property
+    def text(self) -> str | None:
+        return self._unpacked()[0]
+
+    @property
+    def github(self) -> str | None:
+        return self._unpacked()[1]
 
     @property
     def index(self) -> LineIndex | None:
-        if self._index is None and self.text is not None:
+        if self._index is None and self._text is not None:
             self._index = LineIndex(self.text)
         return self._index
 
-    def __getstate__(self):                      # sent from a worker: the index is rebuilt where it is used
-        return {"text": self.text, "github": self.github, "_index": None}
+    def _unpacked(self) -> tuple:
+        plain = self._plain
+        if plain is not None:
+            return plain
+        text = _unpack(self._text)
+        plain = (text, text if self._same else _unpack(self._github))
+        if isinstance(self._text, bytes) or isinstance(self._github, bytes):
+            self._plain = plain
+            _recent.append(self)
+            if len(_recent) > _RECENT:
+                _recent.pop(0)._plain = None
+        return plain
+
+    def __eq__(self, other):
+        if not isinstance(other, SourceText):
+            return NotImplemented
+        return (self.text, self.github) == (other.text, other.github)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        text = self.text
+        return f"SourceText({len(text) if text is not None else None} characters)"
+
+    def __getstate__(self):                      # sent from a worker compressed; the index is rebuilt where used
+        return (self._text, self._github, self._same)
+
+    def __setstate__(self, state):
+        self._text, self._github, self._same = state
+        self._index = None
+        self._plain = None
+
+
+PACK_CHARS = 16 << 10
+_RECENT = 4
+_recent: list[SourceText] = []
+
+
+def _pack(text: str | None):
+    """`text` as it is when short (or None), else its UTF-8 (surrogates passed through) compressed."""
+    if text is None or len(text) < PACK_CHARS:
+        return text
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
+
+
+def _unpack(packed) -> str | None:
+    if isinstance(packed, bytes):
+        return zlib.decompress(packed).decode("utf-8", "surrogatepass")
+    return packed
