@@ -27,11 +27,16 @@ def run_cli(*args, cwd: Path | str | None = None) -> subprocess.CompletedProcess
     out = io.TextIOWrapper(out_bytes, encoding="utf-8", newline="")
     err = io.TextIOWrapper(err_bytes, encoding="utf-8", newline="")
     code = 0
-    with contextlib.chdir(cwd or os.getcwd()), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main(argv)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    before = os.getcwd()
+    try:
+        os.chdir(cwd or before)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main(argv)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        os.chdir(before)
     out.flush()
     err.flush()
     return subprocess.CompletedProcess([sys.executable, "-m", "scanner", *argv], code,
