@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from conftest import EXAMPLE_TREE, REPO
+from inprocess import run_cli
 from treefactory import build_tree, edit_manifest, envelope, sha, write_json
 
 HOOKS = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
@@ -101,8 +102,8 @@ def test_check_on_a_clean_tree_writes_every_output(tree, tmp_path):
 
 
 def test_check_fails_on_the_example_tree_for_the_documented_reasons(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "scanner", "check", str(EXAMPLE_TREE), "--out", str(tmp_path / "o"),
-                           "--format", "json"], capture_output=True, text=True)
+    # in this process (tests/inprocess.py): what is checked is the report, not the process
+    proc = run_cli("check", EXAMPLE_TREE, "--out", tmp_path / "o", "--format", "json")
     assert proc.returncode == 1
     parts = {p["name"]: p for p in json.loads(proc.stdout)["parts"]}
     assert parts["manifest verify"]["summary"] == "98 problem(s): synthetic_not_allowed"

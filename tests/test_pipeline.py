@@ -18,6 +18,7 @@ import pytest
 from scanner import netlock
 from scanner.cli import main
 from scanner.pipeline.targets import collect_targets
+from inprocess import run_cli
 from treefactory import build_tree, envelope, write_json
 
 EMAIL = "valentina.ochoa.r@gmail.com"
@@ -29,7 +30,11 @@ PAGE = ("<html><body><p>Planta en Querétaro. ventas@acme.com.mx</p>\n"
         "</body></html>\n")
 
 
-def centinela(*args, cwd: Path) -> subprocess.CompletedProcess:
+def centinela(*args, cwd: Path, in_process: bool = False) -> subprocess.CompletedProcess:
+    """The CLI in a fresh interpreter, or in this one (tests/inprocess.py) where a test compares its output with
+    a subprocess's: scan in this process against check in its own, no second start-up."""
+    if in_process:
+        return run_cli(*args, cwd=cwd)
     return subprocess.run([sys.executable, "-m", "scanner", *map(str, args)], capture_output=True, text=True,
                           cwd=cwd)
 
@@ -62,7 +67,7 @@ def repo(tmp_path_factory) -> Path:
 
 def test_scan_and_check_give_the_same_findings_and_suppressions(repo):
     opts = ["--allowlist", repo / "allow.yaml", "--baseline", repo / "baseline.json"]
-    scan = centinela("scan", "fixtures", "--format", "json", *opts, cwd=repo)
+    scan = centinela("scan", "fixtures", "--format", "json", *opts, cwd=repo, in_process=True)
     out = repo.parent / "check-out"
     check = centinela("check", "fixtures", "--out", out, "--format", "json", *opts, cwd=repo)
     assert scan.returncode == 0, scan.stdout + scan.stderr             # every finding is suppressed
@@ -77,13 +82,14 @@ def test_scan_and_check_give_the_same_findings_and_suppressions(repo):
     assert "0 failing" in parts["scan"]["summary"] and "suppressed (inline 1" in parts["scan"]["summary"]
     # a suppression silences a report; the spec still removes a personal email and a key from the tree
     assert parts["redact --check"]["ok"] is False
-    with_suppressed = centinela("scan", "fixtures", "--format", "json", "--include-suppressed", *opts, cwd=repo)
+    with_suppressed = centinela("scan", "fixtures", "--format", "json", "--include-suppressed", *opts, cwd=repo,
+                                in_process=True)
     shown = json.loads(with_suppressed.stdout)["findings"]
     assert {(f["rule_id"], f["suppressed"]["kind"]) for f in shown if f["rule_id"] == "PII001"} == {("PII001", "inline")}
 
 
 def test_without_the_suppressions_both_fail_the_same_findings(repo):
-    scan = centinela("scan", "fixtures", "--format", "json", cwd=repo)
+    scan = centinela("scan", "fixtures", "--format", "json", cwd=repo, in_process=True)
     out = repo.parent / "check-plain"
     check = centinela("check", "fixtures", "--out", out, "--format", "json", cwd=repo)
     assert scan.returncode == check.returncode == 1

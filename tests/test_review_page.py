@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE_TREE, REPO
+from inprocess import run_cli
 from scanner.budget import Budget
 from scanner.review import capture as capture_module
 from scanner.review.capture import capture_view, finding_key
@@ -579,7 +580,8 @@ def test_capture_keys_tie_findings_to_their_segments(example):
 # ------------------------------------------------------------------------------------------------- commands
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "scanner", *args], capture_output=True, text=True, cwd=cwd)
+    # The commands' outputs and exit codes, in this process (tests/inprocess.py): no start-up per call.
+    return run_cli(*args, cwd=cwd)
 
 
 def test_scan_format_html_writes_the_page_and_keeps_the_exit_code(tmp_path):

@@ -730,17 +730,25 @@ def test_sarif_of_the_example_tree_scan_validates_and_is_stable(tmp_path):
     import subprocess
     import sys
 
+    from inprocess import run_cli
+
     repo = Path(__file__).resolve().parents[1]
     tree = tmp_path / "web-search"
     shutil.copytree(repo / "fixtures" / "web-search", tree)
 
-    def sarif():
-        proc = subprocess.run([sys.executable, "-m", "scanner", "scan", str(tree), "--format", "sarif",
-                               "--category", "fixtures"], capture_output=True, text=True, cwd=tmp_path)
+    def sarif(in_process=True):
+        # The first run in a fresh interpreter, the others in this one (tests/inprocess.py): two processes,
+        # two hash seeds, the same fingerprints.
+        args = ["scan", str(tree), "--format", "sarif", "--category", "fixtures"]
+        if in_process:
+            proc = run_cli(*args, cwd=tmp_path)
+        else:
+            proc = subprocess.run([sys.executable, "-m", "scanner", *args], capture_output=True, text=True,
+                                  cwd=tmp_path)
         assert proc.returncode == 1, proc.stderr
         return json.loads(proc.stdout)
 
-    first, second = sarif(), sarif()
+    first, second = sarif(in_process=False), sarif()
     validate(first)
     assert run_of(first)["automationDetails"]["id"] == "fixtures/"
     prints = lambda doc: [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
