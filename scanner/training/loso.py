@@ -131,10 +131,13 @@ def fit_lr(X, y, w, seed=T.SEED, c=T.C):
     return lambda Z: Z @ clf.coef_[0] + clf.intercept_[0]
 
 
+SVM_C = [T.SVM_C]
+
+
 def fit_svm(X, y, w, seed=T.SEED):
     from sklearn.svm import LinearSVC
 
-    clf = LinearSVC(C=0.1, random_state=seed, max_iter=3000)
+    clf = LinearSVC(C=SVM_C[0], random_state=seed, max_iter=3000)
     clf.fit(X, y, sample_weight=w * np.where(y == 1, T.POSITIVE_WEIGHT, 1.0))
     return lambda Z: clf.decision_function(Z)
 
@@ -163,10 +166,52 @@ def ngram_scaler(alpha: float):
     cues and concept grams. The model on raw features is the same weights times the same factors."""
     from scipy.sparse import diags
 
-    d = np.ones(F.N_FEATURES)
+    d = np.ones(F.N_FEATURES + len(EXTRA_CUES) + len(CONJUNCTIONS))
     d[:F.N_BUCKETS] = alpha
     D = diags(d, format="csr")
     return lambda Z: Z @ D
+
+
+EXTRA_CUES: dict[str, str] = {     # name -> regex on prepared text: candidate cues, tried as extra columns
+    # instructions for people: actions on a user interface (the difference from a task for an AI)
+    "ui_action": r"\b(?:click|tap|scroll|press|select|enter your|type your|sign in|log in|download|install|go to|"
+                 r"navigate to|drag|toggle|check the box|haz clic|da clic|pulsa|presiona|toca|selecciona|desplazate|"
+                 r"ingresa (?:a|tu|el|la)|introduce (?:tu|el|la)|inicia sesion|descarga|instala|ve a|dirigete a|arrastra|"
+                 r"marca la casilla)\b",
+    # an exact string the reader is to output
+    "say_exact": r"\b(?:write|say|print|output|type|repeat|respond with|reply with|answer with|escribe|di|imprime|"
+                 r"repite|responde con|contesta con)\s*:?\s*[\"'«“‘]",
+    # an alarm or emphasis header opening a demand
+    "alarm": r"(?:\*{2,}|!{2,}|#{2,}|={3,})\s*[a-z][^\n*!#=]{0,40}(?:\*{2,}|!{2,}|#{2,}|={3,})|\b(?:urgent|important|"
+             r"attention|alert|warning|stop|urgente|importante|atencion|alerta|aviso|alto)\s*[!:]",
+}
+
+
+# conjunctions of existing cues, tried as extra columns: a linear model cannot learn an AND by itself
+IMPERATIVE = {"imperative_open", "request_to_reader"}
+TO_READER = {"ai_addressee", "mentions_user", "reply_control", "task_of_reader", "output_control"}
+CONJUNCTIONS = {"imperative_to_reader": lambda c: bool(c & IMPERATIVE and c & TO_READER)}
+
+
+def with_extra_cues(d: "Data", cues: dict[str, str], conjunctions=None) -> None:
+    """Append one column per candidate cue and conjunction (value F.CUE_VALUE) to every matrix of `d`, in
+    place."""
+    import re
+
+    from scipy.sparse import csr_matrix, hstack
+
+    rx = [re.compile(v) for v in cues.values()]
+    conj = list((conjunctions or {}).values())
+
+    def cols(prepared):
+        cs = F.cues_of(prepared) if conj else [set()] * len(prepared)
+        m = np.array([[F.CUE_VALUE if r.search(p) else 0.0 for r in rx] + [F.CUE_VALUE if f(c) else 0.0 for f in conj]
+                      for p, c in zip(prepared, cs)]).reshape(len(prepared), len(rx) + len(conj))
+        return csr_matrix(m)
+
+    d.X = hstack([d.X, cols(d.prepared)], format="csr")
+    for ev in [*d.attack.values(), d.prompts, d.heldout_attacks, d.pages]:
+        ev.X = hstack([ev.X, cols(ev.prepared)], format="csr")
 
 
 def operating_point(page_best: np.ndarray, prompt_best: np.ndarray, max_pages: int, max_prompts: float) -> float:
@@ -220,6 +265,9 @@ def main(argv=None) -> int:
     ap.add_argument("--pages", type=int, default=1, help="held-apart pages the operating point may flag")
     ap.add_argument("--prompts", type=float, default=0.01, help="fraction of benign instruction-like texts")
     ap.add_argument("--misses", type=int, default=0, help="print this many missed texts per fold")
+    ap.add_argument("--extra-cues", action="store_true", help="add the candidate cues of EXTRA_CUES")
+    ap.add_argument("--svm-c", type=float, default=T.SVM_C)
+    ap.add_argument("--conjunctions", action="store_true", help="add the cue conjunctions of CONJUNCTIONS")
     ap.add_argument("--scale", nargs="*", type=float, default=[1.0],
                     help="factors for the hashed n-gram columns (the cues and concept grams keep theirs)")
     args = ap.parse_args(argv)
@@ -230,6 +278,19 @@ def main(argv=None) -> int:
     d = load(args.cache)
     print(f"material: {d.X.shape[0]} windows, {len(d.pages.names)} held-apart pages, {len(d.prompts.names)} benign "
           f"instruction-like texts ({time.perf_counter() - t0:.0f} s)", flush=True)
+    SVM_C[0] = args.svm_c
+    if not args.extra_cues:
+        EXTRA_CUES.clear()
+    if not args.conjunctions:
+        CONJUNCTIONS.clear()
+    if EXTRA_CUES or CONJUNCTIONS:
+        with_extra_cues(d, EXTRA_CUES, CONJUNCTIONS)
+        for name, rx in EXTRA_CUES.items():
+            import re
+            r = re.compile(rx)
+            hits = lambda ps: sum(bool(r.search(p)) for p in ps)
+            print(f"cue {name}: training windows {hits(d.prepared)}, benign instruction-like {hits(d.prompts.prepared)}, "
+                  f"held-apart page windows {hits(d.pages.prepared)}", flush=True)
     for name, scale in [(n, a) for n in args.fitter for a in args.scale]:
         rec = []
         for s in args.sources:
