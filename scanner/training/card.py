@@ -8,6 +8,28 @@ from scanner.atomic import atomic_write_text
 from scanner.injection import features as F
 from scanner.injection import model as M
 
+# Measured by `python -m scanner.training.loso --fitter lr svm sgd` (2026-12-01, 2 shared cores): each fold trains
+# without the source, on the same rows and features; recall of the held-out source's texts (best window) at the
+# threshold flagging at most 1 of the 103 held-apart benign pages (hidden channels) and 1 % of the 268 benign
+# instruction-like texts (NotInject, our held-out benign texts, the held-out fifth of the hard negatives); every
+# variant ended at 0 pages and 2 texts. "held-out" is our never-trained attack texts (Spanish / English).
+FAMILY_COMPARISON = """| held-out source | n | logistic regression (C 1) | linear SVM (C 0.1) | SGD, modified Huber |
+|---|---|---|---|---|
+| bipia | 75 | 0.51 | **0.59** | 0.12 |
+| purplellama-spanish | 34 | 0.29 | **0.32** | 0.26 |
+| spikee | 88 | 0.57 | **0.62** | 0.50 |
+| purplellama-english | 37 | 0.57 | **0.62** | 0.54 |
+| llm-guard | 45 | 0.62 | **0.67** | 0.60 |
+| mean | | 0.512 | **0.565** | 0.405 |
+| held-out texts, es / en (bipia fold) | 20 / 20 | 0.95 / 0.70 | 0.95 / 0.80 | 0.50 / 0.40 |
+
+The linear SVM is higher on every weak source at the same false positives, and is still one weight vector: it
+ships. Also tried on the same folds and not kept: the n-gram columns scaled down (×0.5: bipia 0.44, the cues
+weigh more but generalise worse), three candidate cues (actions on a user interface, an exact string to output,
+an alarm header: mean 0.52 against 0.51, bipia down), a conjunction cue (an imperative that also names a reader,
+the user or the reply: the SVM's figures unchanged to two decimals).
+"""
+
 MODEL_FAMILY = {
     "lr": "Logistic regression (scikit-learn `LogisticRegression`, liblinear, L2)",
     "svm": "Linear SVM (scikit-learn `LinearSVC`, liblinear, L2, squared hinge), its margins mapped to probabilities "
@@ -126,6 +148,9 @@ Benign out-of-fold windows over their group's threshold:
 |---|---|
 {neg}
 
+## Model families on the same folds
+
+{FAMILY_COMPARISON}
 ## Known limits
 
 - Trained on public attack prompts (mostly English, typed at a chatbot) and our own templates; the Spanish
@@ -158,6 +183,9 @@ Benign out-of-fold windows over their group's threshold:
   attribute windows, against 842 of 2,327 attack windows of ../shared and 4 of 268 benign instruction-like texts.
 - Prose ABOUT attacks that quotes them scores high; the corpus's hard negatives of that kind are negatives in
   training, but new ones may be flagged.
+- The SVM's Platt fit is made on its own training rows, whose margins are wider than a new text's: the
+  probabilities are overconfident (most attacks score 1.00, the thresholds sit between 0.95 and 0.999). Compare a
+  finding's score with its threshold, not with 0.5; a pack's threshold may go up to 1 − 10^-15.
 - Hashing collisions: 2^{F.HASH_BITS} buckets; the words reported as "weighed most" are recomputed from the window.
 """
     atomic_write_text(path, text + ("\n" + bench_section(path) if bench_section(path) else ""))
