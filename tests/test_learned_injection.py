@@ -102,6 +102,13 @@ def test_shipped_model_is_small_and_described():
     for name, digest in header["inputs"].items():
         assert digest in card, name
     assert str(header["seed"]) in card
+    # the card describes this very file: its digest and its model family (a retrained model needs its card)
+    import hashlib
+
+    assert f"sha256 `{hashlib.sha256(path.read_bytes()).hexdigest()}`" in card
+    from scanner.training.card import MODEL_FAMILY
+
+    assert MODEL_FAMILY[header.get("family", "lr")] in card
 
 
 def test_windows_cover_the_text_and_keep_words_whole():
