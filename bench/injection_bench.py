@@ -276,7 +276,7 @@ def print_fp(fp: dict) -> None:
 def print_families(rows) -> None:
     print("\n## Model families on the same folds (text-level recall of the held-out source at the threshold that "
           "flags no held-apart benign window)\n")
-    print("| held-out source | n | logistic regression (ours) | fastText |")
+    print(f"| held-out source | n | {'linear SVM' if T.FAMILY == 'svm' else 'logistic regression'} (ours) | fastText |")
     print("|---|---|---|---|")
     for r in rows:
         ft = f"{r['fasttext']:.2f}" if "fasttext" in r else "diverged" if "fasttext_error" in r else "—"

@@ -102,6 +102,13 @@ def test_shipped_model_is_small_and_described():
     for name, digest in header["inputs"].items():
         assert digest in card, name
     assert str(header["seed"]) in card
+    # the card describes this very file: its digest and its model family (a retrained model needs its card)
+    import hashlib
+
+    assert f"sha256 `{hashlib.sha256(path.read_bytes()).hexdigest()}`" in card
+    from scanner.training.card import MODEL_FAMILY
+
+    assert MODEL_FAMILY[header.get("family", "lr")] in card
 
 
 def test_windows_cover_the_text_and_keep_words_whole():
@@ -153,10 +160,17 @@ def test_thresholds_are_overridable_in_a_rule_pack(tmp_path):
     page = f"<html><body><p>Hola</p><!-- {PAYLOAD} --></body></html>".encode()
     pack = tmp_path / "pack"
     pack.mkdir()
-    (pack / "model-thresholds.yaml").write_text("rules:\n  INJ015: {comment: 0.999999}\n", encoding="utf-8")
+    # just above the best window's probability under the shipped model (a steep calibration puts it near 1)
+    from scanner.injection.learned import collect, item_windows
+
+    wins = item_windows(collect(load_bytes(page, "p.html"), LEARNED.channels))
+    p = float(M.sigmoid(max(M.load_model(str(LEARNED.path)).scores([w.prepared for w in wins]))))
+    strict_t = float(f"{p + (1.0 - p) / 2:.17g}")
+    assert p < strict_t < 1.0
+    (pack / "model-thresholds.yaml").write_text(f"rules:\n  INJ015: {{comment: {strict_t!r}}}\n", encoding="utf-8")
     builtin = REPO / "scanner" / "rules" / "injection"
     strict = InjectionScanner((builtin, pack))
-    assert strict.learned[0].spec.thresholds["comment"] == 0.999999
+    assert strict.learned[0].spec.thresholds["comment"] == strict_t
     assert not [f for f in strict.scan(load_bytes(page, "p.html")) if f.rule_id == "INJ015"]
     (pack / "model-thresholds.yaml").write_text("rules:\n  INJ015: {comentario: 0.9}\n", encoding="utf-8")
     load_pack.cache_clear()

@@ -229,5 +229,7 @@ def sigmoid(x):
 
 
 def logit(p: float) -> float:
-    p = min(max(p, 1e-9), 1 - 1e-9)
+    # clipped where a double still tells 1 - p apart (logit ±34.5): a Platt-calibrated margin can be steep, and a
+    # pack's strict threshold must still be able to stand above a window that scores 25
+    p = min(max(p, 1e-15), 1 - 1e-15)
     return float(np.log(p / (1 - p)))

@@ -214,16 +214,36 @@ def matrix(prepared: list[str]):
     return csr_matrix((b.values, (b.rows, b.cols)), shape=(len(prepared), F.N_FEATURES))
 
 
-def fit(material: Material, seed: int = SEED, c: float = C):
-    """(weights, bias) of an L2 logistic regression on the material (liblinear, seeded)."""
+FAMILY = "svm"                 # "svm": linear SVM, Platt-calibrated; "lr": logistic regression (the round-3 model).
+                               # Chosen on the leave-one-source-out folds of `scanner.training.loso` (MODEL_CARD.md)
+SVM_C = 0.1                    # LinearSVC's C, the same folds
+
+
+def fit(material: Material, seed: int = SEED, c: float | None = None, family: str | None = None):
+    """(weights, bias) of a linear model on the material, as logits: an L2 logistic regression (liblinear, seeded)
+    or an L2 linear SVM (liblinear's dual coordinate descent, seeded) whose margins are mapped to probabilities by a
+    weighted Platt fit on its own training rows (a logistic regression of the label on the margin: two numbers, so
+    the calibrated model is still one weight vector and one bias)."""
     from sklearn.linear_model import LogisticRegression
 
     X = matrix([r.prepared for r in material.rows])
     y = np.array([r.label for r in material.rows])
     w = np.array([r.weight * (POSITIVE_WEIGHT if r.label else 1.0) for r in material.rows])
-    clf = LogisticRegression(C=c, solver="liblinear", random_state=seed, max_iter=300, tol=1e-5)
-    clf.fit(X, y, sample_weight=w)
-    return clf.coef_[0].astype(np.float64), float(clf.intercept_[0])
+    if (family or FAMILY) == "lr":
+        clf = LogisticRegression(C=C if c is None else c, solver="liblinear", random_state=seed, max_iter=300,
+                                 tol=1e-5)
+        clf.fit(X, y, sample_weight=w)
+        return clf.coef_[0].astype(np.float64), float(clf.intercept_[0])
+    from sklearn.svm import LinearSVC
+
+    svm = LinearSVC(C=SVM_C if c is None else c, random_state=seed, max_iter=3000)
+    svm.fit(X, y, sample_weight=w)
+    coef, b0 = svm.coef_[0].astype(np.float64), float(svm.intercept_[0])
+    margin = (X @ coef + b0).reshape(-1, 1)
+    platt = LogisticRegression(C=1e4, solver="lbfgs", max_iter=1000)
+    platt.fit(margin, y, sample_weight=w)
+    a, b = float(platt.coef_[0][0]), float(platt.intercept_[0])
+    return coef * a, b0 * a + b
 
 
 def to_model(weights, bias, header=None) -> M.Model:
@@ -275,8 +295,9 @@ def main(argv=None) -> int:
     thresholds = E.choose_thresholds(material, oof, set(rule.gate), rule.gate_cues_of, verbose=True)
     cued = E.choose_cued_thresholds(material, oof, thresholds, rule, verbose=True)
     cv = E.cv_summary(material, oof, thresholds, rule)
-    header = {"seed": args.seed, "folds": args.folds, "C": C, "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
-              "solver": "liblinear", "rows": len(material.rows), "positives": pos, "inputs": S.input_digests()}
+    header = {"seed": args.seed, "folds": args.folds, "C": C if FAMILY == "lr" else SVM_C, "family": FAMILY,
+              "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
+              "solver": "liblinear" if FAMILY == "lr" else "liblinear (LinearSVC) + Platt", "rows": len(material.rows), "positives": pos, "inputs": S.input_digests()}
     data = train_bytes(material, args.seed, header)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     from scanner.atomic import atomic_write_bytes
