@@ -75,6 +75,21 @@ class Alphabet:
                 self._texts = {}
                 self.version += 1
 
+    def install(self, starts, labels, count: int) -> bool:
+        """Take atoms computed before (scanner.rx.stored), only into an alphabet nothing has refined yet."""
+        with self.lock:
+            if self.version != 0 or self.count != 1 or self._seen:
+                return False
+            reps = [0] * count
+            for i in range(len(starts) - 1, -1, -1):
+                reps[int(labels[i])] = int(starts[i])
+            self.starts, self.labels, self.count = starts, labels, count
+            self._reps = reps
+            self._masks = {}
+            self._texts = {}
+            self.version += 1
+            return True
+
     # -- writing classes -----------------------------------------------------------------------------
 
     def mask(self, cs: CharSet) -> int:
