@@ -53,12 +53,14 @@ def fingerprint() -> str:
     here = Path(__file__).parent
     for name in _SOURCES:
         h.update(name.encode() + b"\0" + (here / name).read_bytes() + b"\0")
-    versions = [f"{sys.version_info[0]}.{sys.version_info[1]}", unicodedata.unidata_version]
-    for dist in ("google-re2", "regex"):
-        try:
-            versions.append(f"{dist}={metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            versions.append(f"{dist}=none")
+    import regex
+
+    versions = [f"{sys.version_info[0]}.{sys.version_info[1]}", unicodedata.unidata_version,
+                f"regex={regex.__version__}"]
+    try:
+        versions.append(f"google-re2={metadata.version('google-re2')}")
+    except metadata.PackageNotFoundError:                      # pragma: no cover - a dependency
+        versions.append("google-re2=none")
     h.update(" ".join(versions).encode())
     return h.hexdigest()
 
