@@ -92,11 +92,9 @@ class Names:
         """Lower-case words of the document's readable text (built once per scan, on first demand)."""
         st = self.st
         if st.lower is None:
-            words: set = set()
-            for u in st.units:
-                if u.channel in NAME_CHANNELS:
-                    words.update(_LOWER_WORD.findall(u.text))
-            st.lower = words
+            # One search over the texts joined by line breaks: a word neither crosses one nor has a word
+            # character beside it there, so these are exactly the words of each text searched alone.
+            st.lower = set(_LOWER_WORD.findall("\n".join(u.text for u in st.units if u.channel in NAME_CHANNELS)))
         return st.lower
 
     def looks_like_words(self, span: str) -> bool:
