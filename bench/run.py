@@ -349,6 +349,9 @@ def bench_precommit(repeat: int) -> None:
               f"{med['full'] / med['injection']:.2f}x, CPU {cpu['full'] / cpu['injection']:.2f}x), "
               f"{best['full'] / best['help']:.1f}x --help (CPU {cpu['full'] / cpu['help']:.1f}x)")
         print(f"  imported by the full scan: {imported(commands['full'])}")
+    import shutil
+
+    shutil.rmtree(pycache, ignore_errors=True)
 
 
 def bench_cold_score(repeat: int) -> None:

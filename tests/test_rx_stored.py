@@ -110,7 +110,8 @@ def _data():
     return json.loads(stored.FILE.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("damage", ["fingerprint", "format", "labels", "count", "starts", "json", "patterns"])
+@pytest.mark.parametrize("damage", ["fingerprint", "format", "labels", "count", "starts", "json", "patterns",
+                                    "program", "alts", "checks"])
 def test_a_foreign_or_damaged_file_is_ignored(tmp_path, damage):
     data = _data()
     if damage == "fingerprint":
@@ -125,6 +126,12 @@ def test_a_foreign_or_damaged_file_is_ignored(tmp_path, damage):
         data["alphabet"]["starts"] = list(reversed(data["alphabet"]["starts"]))
     elif damage == "patterns":
         data["patterns"] = [{"pattern": 1}]
+    elif damage == "program":
+        data["patterns"][0]["search"][0] = {"text": 5, "alts": []}
+    elif damage == "alts":
+        next(e for e in data["patterns"] if e["search"][0])["search"][0]["alts"] = [["1", [], []]]
+    elif damage == "checks":
+        data["patterns"][0]["checks"] = [{"behind": "yes"}]
     path = tmp_path / "programs.json"
     path.write_text("{not json" if damage == "json" else json.dumps(data), encoding="utf-8")
     assert stored._read(path) is None

@@ -84,10 +84,42 @@ def _read(path: Path) -> dict | None:
             return None
         entries = {}
         for e in data["patterns"]:
+            if not _valid_entry(e):
+                return None
             entries[_key(e["pattern"], e["flags"], e["engine"], e["max_mem"])] = e
         return {"entries": entries, "starts": starts, "labels": labels, "count": count}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _valid_program(q) -> bool:
+    return q is None or (isinstance(q, dict) and isinstance(q.get("text"), str) and isinstance(q.get("alts"), list)
+                         and all(isinstance(a, list) and len(a) == 3 and (a[0] is None or _int(a[0]))
+                                 and isinstance(a[1], list) and all(_int(k) for k in a[1])
+                                 and isinstance(a[2], list)
+                                 and all(isinstance(g, list) and len(g) == 2 and all(_int(k) for k in g) for g in a[2])
+                                 for a in q["alts"]))
+
+
+def _valid_entry(e) -> bool:
+    """Every field `rx.Pattern` reads from an entry, of the type it reads."""
+    if not (isinstance(e, dict) and isinstance(e.get("pattern"), str) and e.get("engine") in ("re", "regex")
+            and all(_int(e.get(k)) for k in ("flags", "max_mem", "gflags", "groups"))
+            and isinstance(e.get("uses_prev"), bool) and isinstance(e.get("groupindex"), list)
+            and all(isinstance(g, list) and len(g) == 2 and isinstance(g[0], str) and _int(g[1])
+                    for g in e["groupindex"])):
+        return False
+    checks, search, full = e.get("checks"), e.get("search"), e.get("full", 0)
+    if not (isinstance(checks, list) and all(
+            isinstance(c, dict) and isinstance(c.get("behind"), bool) and isinstance(c.get("negative"), bool)
+            and _int(c.get("width")) and isinstance(c.get("text"), str) for c in checks)):
+        return False
+    return (isinstance(search, list) and len(search) == 2 and all(_valid_program(q) for q in search)
+            and (full is None or (isinstance(full, list) and len(full) == 2 and all(_valid_program(q) for q in full))))
 
 
 def _load() -> dict:
