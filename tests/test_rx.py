@@ -155,3 +155,15 @@ def test_the_alphabet_cuts_atoms_and_refuses_past_a_byte():
     assert len({data[1], data[2], data[3]}) == 3 and data[3] == 0x80 + 0    # 中 is in the first atom
     with pytest.raises(AlphabetFull):
         a.refine([CharSet.of(0x4E00 + i) for i in range(MAX_ATOMS)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=1, max_size=60))
+def test_short_and_long_texts_are_encoded_alike(text):
+    """Texts under 256 characters go through `str.translate`, longer ones through numpy: the same bytes."""
+    from scanner.rx.alphabet import ALPHABET
+
+    rx.compile(r"[áéíóúñ]+|\w+|[^\W\d]+|\s")     # some atoms beyond the bundled ones
+    short = ALPHABET.encode(text)
+    assert len(short) == len(text)
+    assert ALPHABET.encode(text * (256 // len(text) + 1)) == short * (256 // len(text) + 1)

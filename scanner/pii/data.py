@@ -44,8 +44,9 @@ def _words(data: dict, key: str, where: str) -> list[str]:
 
 
 def word_regex(words: list[str]) -> rx.Pattern:
-    """One pattern for a word list, matched on folded text at word boundaries; longest alternative first (RE2)."""
-    alts = sorted({re.escape(fold_accents(w)) for w in words}, key=len, reverse=True)
+    """One pattern for a word list, matched on folded text at word boundaries; longest alternative first (RE2).
+    Alternatives of one length in a fixed order: the same pattern text in every process (scanner.rx.stored)."""
+    alts = sorted({re.escape(fold_accents(w)) for w in words}, key=lambda a: (-len(a), a))
     return rx.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?![a-z0-9])")
 
 

@@ -92,11 +92,9 @@ class Names:
         """Lower-case words of the document's readable text (built once per scan, on first demand)."""
         st = self.st
         if st.lower is None:
-            words: set = set()
-            for u in st.units:
-                if u.channel in NAME_CHANNELS:
-                    words.update(_LOWER_WORD.findall(u.text))
-            st.lower = words
+            # One search over the texts joined by line breaks: a word neither crosses one nor has a word
+            # character beside it there, so these are exactly the words of each text searched alone.
+            st.lower = set(_LOWER_WORD.findall("\n".join(u.text for u in st.units if u.channel in NAME_CHANNELS)))
         return st.lower
 
     def looks_like_words(self, span: str) -> bool:
@@ -248,8 +246,7 @@ def person_redaction(persons: list[Cand], emails: list[Cand], phones: list[Cand]
     if not names:
         return
     have = {(id(p.unit), p.i, p.j) for p in persons}
-    same = rx.compile(r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-                      + r")(?![\w])")
+    longest_first = sorted(names, key=lambda n: (-len(n), n))
     for p in persons:
         if p.replacement is None and p.text in names:
             p.replacement = replacement
@@ -257,11 +254,40 @@ def person_redaction(persons: list[Cand], emails: list[Cand], phones: list[Cand]
     for u in st.units:
         if u.channel not in NAME_CHANNELS:
             continue               # never inside URLs, scripts or styles
-        for m in same.finditer(u.text):
-            if (id(u), m.start(), m.end()) in have:
+        for i, j in occurrences(u.text, longest_first):
+            if (id(u), i, j) in have:
                 continue
-            c = Cand(u, m.start(), m.end(), "PERSON", 0.7, "same name", text=m.group(0),
-                     replacement=replacement)
-            c.start, c.end = u.source_span(m.start(), m.end())
+            c = Cand(u, i, j, "PERSON", 0.7, "same name", text=u.text[i:j], replacement=replacement)
+            c.start, c.end = u.source_span(i, j)
             c.extra["reason"] = "same name redacted elsewhere in the document"
             persons.append(c)
+
+
+def _word_char(ch: str) -> bool:
+    """Python's `\\w` for one character of a str pattern."""
+    return ch.isalnum() or ch == "_"
+
+
+def occurrences(text: str, longest_first: list[str]) -> list[tuple[int, int]]:
+    """The (start, end) of every match of `(?<!\\w)(?:n1|n2|…)(?!\\w)` in `text`, names longest first, as
+    `re.finditer` gives them (tests/test_pii.py compares the two): literal searches, so a document's names are
+    never compiled into a pattern. A compiled one would refine the alphabet of every regex with each accented
+    letter it holds (scanner.rx.alphabet), and every program would then be written again in that process."""
+    starts: dict[int, str] = {}                  # start -> the first name (longest) matching there
+    n = len(text)
+    for name in longest_first:
+        if not name:
+            continue
+        k = text.find(name)
+        while k >= 0:
+            e = k + len(name)
+            if (k == 0 or not _word_char(text[k - 1])) and (e == n or not _word_char(text[e])):
+                starts.setdefault(k, name)
+            k = text.find(name, k + 1)
+    out, pos = [], 0
+    for k in sorted(starts):
+        if k >= pos:
+            out.append((k, k + len(starts[k])))
+            pos = k + len(starts[k])
+    return out
+

@@ -29,6 +29,7 @@ from functools import lru_cache
 import re2
 from re2 import _re2
 
+from scanner.rx import stored as _stored
 from scanner.rx.alphabet import ALPHABET, AlphabetFull
 from scanner.rx.charset import ALL, CharSet
 from scanner.rx.text import encoded
@@ -112,6 +113,18 @@ class _Program:
                        and self.re2.NumberOfCapturingGroups() == ngroups)
 
 
+    @classmethod
+    def stored(cls, entry: dict | None, max_mem: int, ngroups: int) -> "_Program | None":
+        if entry is None:
+            return None
+        alts = [_AltInfo(g, tuple(markers), tuple(tuple(pair) for pair in gmap)) for g, markers, gmap in entry["alts"]]
+        return cls(entry["text"], alts, max_mem, ngroups)
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "alts": [[a.group, list(a.markers), [list(p) for p in a.group_map]]
+                                            for a in self.alts]}
+
+
 @dataclass
 class _Item:
     prev: CharSet              # the character before the match must be in it (ALL: no condition)
@@ -124,7 +137,7 @@ class _Item:
 class _Check:
     """A leading lookaround other than one character behind: run (with RE2) at each candidate start."""
 
-    __slots__ = ("look", "behind", "negative", "program", "width")
+    __slots__ = ("look", "behind", "negative", "program", "width", "text")
 
     def __init__(self, look: Look):
         self.look = look
@@ -136,9 +149,19 @@ class _Check:
         self.width = hi or 0
         self.program = None
 
+    @classmethod
+    def stored(cls, entry: dict) -> "_Check":
+        check = cls.__new__(cls)
+        check.look = None
+        check.behind, check.negative, check.width = entry["behind"], entry["negative"], entry["width"]
+        check.program = None
+        check.text = entry["text"]
+        return check
+
     def write(self, max_mem: int) -> None:
         body = plain(self.look.body, ALPHABET)
-        self.program = _re2_program(f"(?:{body})\\z" if self.behind else f"(?:{body})", max_mem)
+        self.text = f"(?:{body})\\z" if self.behind else f"(?:{body})"
+        self.program = _re2_program(self.text, max_mem)
 
     def holds(self, buf, bend: int, p: int) -> bool:
         if self.behind:
@@ -152,13 +175,39 @@ class _Check:
 class Pattern:
     """A compiled pattern: `re.Pattern`'s interface, RE2 underneath."""
 
-    def __init__(self, pattern: str, flags: int, engine: str, max_mem: int):
+    def __init__(self, pattern: str, flags: int, engine: str, max_mem: int, stored: dict | None = None):
         if not isinstance(pattern, str):
             raise RegexError("patterns are str")
         if len(pattern) > MAX_PATTERN_CHARS:
             raise RegexError(f"a pattern longer than {MAX_PATTERN_CHARS} characters")
         if flags & ~_ALLOWED_FLAGS:
             raise RegexError("unsupported flags (only IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII)")
+        self.pattern = pattern
+        self.engine = engine
+        self._key = (pattern, flags, engine, max_mem)
+        self._max_mem = max_mem
+        self._search = self._full = None
+        self._stored = stored
+        if stored is not None:
+            # Written ahead (scanner.rx.stored): its programs for the alphabet the stored file installed. The
+            # tree is built only if the alphabet changes or a program that was not stored is asked for.
+            self.flags = stored["gflags"]
+            self.groups = stored["groups"]
+            self.groupindex = dict(stored["groupindex"])
+            self._items = None
+            self._uses_prev = stored["uses_prev"]
+            self._checks = [_Check.stored(c) for c in stored["checks"]]
+            self._plain = not self._uses_prev and not self._checks
+            self._version = -1
+            _PATTERNS.add(self)
+            return
+        self._analyse_source()
+        self._version = -1            # the programs are written on first use (or by refresh(), or program_size())
+        _PATTERNS.add(self)
+
+    def _analyse_source(self) -> None:
+        """Parse the pattern and build what its programs are written from (and refine the alphabet)."""
+        pattern, flags, engine = self._key[:3]
         try:
             parsed = _P.parse(pattern, flags)
         except (_re.error, OverflowError, RecursionError) as exc:
@@ -166,12 +215,10 @@ class Pattern:
         gflags = parsed.state.flags
         if gflags & ~_ALLOWED_FLAGS:     # LOCALE, DEBUG
             raise RegexError("unsupported flags (LOCALE / DEBUG)")
-        self.pattern = pattern
         self.flags = gflags
-        self.engine = engine
+        self._conts: dict = {}
         self.groups = parsed.state.groups - 1
         self.groupindex = dict(parsed.state.groupdict)
-        self._max_mem = max_mem
         try:
             tree = resolve(_Builder(engine).seq(list(parsed), gflags))
             self._items = self._analyse(tree)
@@ -190,9 +237,7 @@ class Pattern:
             ALPHABET.refine(sets)
         except AlphabetFull as exc:
             raise RegexError(str(exc)) from None
-        self._version = -1            # the programs are written on first use (or by refresh(), or program_size())
-        self._search = self._full = None
-        _PATTERNS.add(self)
+        self._stored = None
 
     # -- compile -------------------------------------------------------------------------------------
 
@@ -226,6 +271,11 @@ class Pattern:
         with ALPHABET.lock:
             if self._version == ALPHABET.version:
                 return
+            if self._stored is not None and ALPHABET.version == _stored.version():
+                self._write_stored()
+                return
+            if self._items is None:          # stored, but the alphabet has changed since: from the source
+                self._analyse_source()
             self._conts: dict = {}
             search = self._programs(at_end=False)
             full = self._programs(at_end=True) if self._full is not None else None
@@ -233,6 +283,28 @@ class Pattern:
                 c.write(self._max_mem)
             self._search, self._full = search, full
             self._version = ALPHABET.version
+
+    def _write_stored(self) -> None:
+        stored, mem, groups = self._stored, self._max_mem, self.groups
+        self._search = tuple(_Program.stored(p, mem, groups) for p in stored["search"])
+        for c, text in zip(self._checks, (c["text"] for c in stored["checks"])):
+            c.program = _re2_program(text, mem)
+        self._version = ALPHABET.version
+
+    def _full_programs(self) -> None:
+        """Write the programs of a whole-text match (before the text is encoded: building a stored pattern's
+        tree may refine the alphabet, and then `_prepare` writes every program again)."""
+        with ALPHABET.lock:
+            if self._full is not None:
+                return
+            stored = self._stored
+            if stored is not None and stored["full"] is not None and ALPHABET.version == _stored.version():
+                self._write()
+                self._full = tuple(_Program.stored(p, self._max_mem, self.groups) for p in stored["full"])
+                return
+            if self._items is None:
+                self._analyse_source()
+            self._full = self._programs(at_end=True)
 
     def _programs(self, at_end: bool) -> tuple:
         """(main, first): main searches from the character before pos when matches need one; first tries a
@@ -384,6 +456,8 @@ class Pattern:
         return self._find(string, pos, endpos, _START)
 
     def fullmatch(self, string: str, pos: int = 0, endpos: int | None = None) -> "Match | None":
+        if self._full is None:
+            self._full_programs()
         return self._find(string, pos, endpos, _BOTH)
 
     def finditer(self, string: str, pos: int = 0, endpos: int | None = None, **_ignored):
@@ -535,4 +609,5 @@ def compile(pattern: str, flags: int = 0, *, engine: str = "re", max_mem: int = 
     """The pattern (Python syntax, meant as `engine` — "re" or "regex" — means it) as an RE2-run Pattern."""
     if engine not in ("re", "regex"):
         raise ValueError("engine is 're' or 'regex'")
-    return Pattern(pattern, int(flags), engine, max_mem)
+    flags = int(flags)
+    return Pattern(pattern, flags, engine, max_mem, _stored.entry(pattern, flags, engine, max_mem))

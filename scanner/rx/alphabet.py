@@ -24,6 +24,20 @@ from scanner.rx.charset import MAX_CP, CharSet
 
 MAX_ATOMS = 128
 _CHUNK = 1 << 20
+_SMALL = 256                 # below this many characters `str.translate` encodes faster than numpy
+
+
+class _Table(dict):
+    """code point -> byte, filled on demand (for `str.translate`): ASCII as itself, any other as 0x80 + atom."""
+
+    def __init__(self, starts, labels):
+        super().__init__()
+        self.starts, self.labels = starts, labels
+
+    def __missing__(self, cp: int) -> int:
+        b = cp if cp < 0x80 else 0x80 + int(self.labels[int(np.searchsorted(self.starts, cp, side="right")) - 1])
+        self[cp] = b
+        return b
 
 
 class AlphabetFull(ValueError):
@@ -41,6 +55,7 @@ class Alphabet:
         self._reps: list[int] = [0x80]                   # a code point of each atom
         self._masks: dict = {}
         self._texts: dict = {}
+        self._table = _Table(self.starts, self.labels)
 
     # -- refining ------------------------------------------------------------------------------------
 
@@ -66,6 +81,7 @@ class Alphabet:
             self._seen.update(fresh)
             changed = count != self.count
             self.starts, self.labels, self.count = starts, labels, count
+            self._table = _Table(starts, labels)    # cut again without renumbering: the same bytes, new cuts
             if changed:                  # the atoms were renumbered: patterns written before are stale
                 reps = [0] * count
                 for i in range(len(starts) - 1, -1, -1):
@@ -74,6 +90,22 @@ class Alphabet:
                 self._masks = {}
                 self._texts = {}
                 self.version += 1
+
+    def install(self, starts, labels, count: int) -> bool:
+        """Take atoms computed before (scanner.rx.stored), only into an alphabet nothing has refined yet."""
+        with self.lock:
+            if self.version != 0 or self.count != 1 or self._seen:
+                return False
+            reps = [0] * count
+            for i in range(len(starts) - 1, -1, -1):
+                reps[int(labels[i])] = int(starts[i])
+            self.starts, self.labels, self.count = starts, labels, count
+            self._reps = reps
+            self._masks = {}
+            self._texts = {}
+            self._table = _Table(starts, labels)
+            self.version += 1
+            return True
 
     # -- writing classes -----------------------------------------------------------------------------
 
@@ -130,6 +162,8 @@ class Alphabet:
         """The text, one byte per character."""
         if text.isascii():
             return text.encode("ascii")
+        if len(text) < _SMALL:
+            return text.translate(self._table).encode("latin-1")
         out = bytearray()
         starts, labels = self.starts, self.labels
         for i in range(0, len(text), _CHUNK):

@@ -38,13 +38,58 @@ def split_email(text: str) -> tuple[str, str] | None:
     return None
 
 
+EXTRA_SUFFIXES = ("test", "example", "invalid", "localhost")
+_SNAPSHOT = ".tld_set_snapshot"
+_PRIVATE_SEPARATOR = "// ===BEGIN PRIVATE DOMAINS==="
+_SUFFIX_LINE = re.compile(r"^(?P<suffix>[.*!]*\w[\S]*)", re.UNICODE | re.MULTILINE)   # as tldextract reads it
+
+
 @lru_cache(maxsize=1)
 def offline_tld_extract():
     """tldextract on its bundled Public Suffix List snapshot: no download, no disk cache."""
     import tldextract
 
     return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True,
-                                 extra_suffixes=("test", "example", "invalid", "localhost"))
+                                 extra_suffixes=EXTRA_SUFFIXES)
+
+
+@lru_cache(maxsize=1)
+def _top_labels() -> tuple[frozenset, frozenset] | None:
+    """(labels that are a public suffix on their own, labels some rule ends in) of the public section of the
+    snapshot `offline_tld_extract` reads, parsed as tldextract parses it; None when it cannot be read."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    try:
+        spec = find_spec("tldextract")
+        text = (Path(next(iter(spec.submodule_search_locations))) / _SNAPSHOT).read_text(encoding="utf-8")
+    except (ImportError, AttributeError, TypeError, StopIteration, OSError, UnicodeDecodeError):
+        return None
+    rules = [m.group("suffix") for m in _SUFFIX_LINE.finditer(text.partition(_PRIVATE_SEPARATOR)[0])]
+    rules += EXTRA_SUFFIXES
+    if not rules or any(r.split(".")[-1] in ("*", "") or r.split(".")[-1].startswith("!") for r in rules):
+        return None                        # a wildcard or an exception at the top: no shortcut
+    return frozenset(r for r in rules if "." not in r), frozenset(r.split(".")[-1] for r in rules)
+
+
+def has_public_suffix(domain: str) -> bool:
+    """`offline_tld_extract()("x@" + domain).suffix != ""`, without importing tldextract (and the HTTP stack it
+    imports, about a third of a cold scan's imports) when the top label decides it: tldextract walks the rules
+    from the last label, so a last label that is a rule on its own always gives a suffix, and one no rule ends
+    in never does (an IP address has none either). Anything else — another character, a punycode or empty
+    label, a label only longer rules end in — is asked of tldextract (tests/test_pii_recognizers.py checks the
+    shortcut against it on every top label of the list)."""
+    top = _top_labels()
+    if top is not None and domain.isascii() and all(c.isalnum() or c in ".-" for c in domain):
+        labels = domain.lower().split(".")
+        last = labels[-1]
+        if len(labels) > 1 and all(labels) and not last.startswith("xn--"):
+            alone, ending = top
+            if last in alone:
+                return True
+            if last not in ending:
+                return False
+    return offline_tld_extract()("x@" + domain).suffix != ""
 
 
 class OfflineEmailRecognizer(PatternRecognizer):
@@ -57,4 +102,4 @@ class OfflineEmailRecognizer(PatternRecognizer):
         parts = split_email(pattern_text)
         if parts is None:
             return False
-        return offline_tld_extract()("x@" + parts[1]).suffix != ""
+        return has_public_suffix(parts[1])
