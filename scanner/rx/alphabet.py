@@ -79,33 +79,31 @@ class Alphabet:
                 else:
                     labels = inverse.astype(np.int64)
             self._seen.update(fresh)
-            changed = count != self.count
-            self.starts, self.labels, self.count = starts, labels, count
-            self._table = _Table(starts, labels)    # cut again without renumbering: the same bytes, new cuts
-            if changed:                  # the atoms were renumbered: patterns written before are stale
-                reps = [0] * count
-                for i in range(len(starts) - 1, -1, -1):
-                    reps[int(labels[i])] = int(starts[i])
-                self._reps = reps
-                self._masks = {}
-                self._texts = {}
-                self.version += 1
+            if count != self.count:      # the atoms were renumbered: patterns written before are stale
+                self._renumber(starts, labels, count)
+            else:
+                self.starts, self.labels = starts, labels
+                self._table = _Table(starts, labels)    # cut again without renumbering: the same bytes, new cuts
 
     def install(self, starts, labels, count: int) -> bool:
         """Take atoms computed before (scanner.rx.stored), only into an alphabet nothing has refined yet."""
         with self.lock:
             if self.version != 0 or self.count != 1 or self._seen:
                 return False
-            reps = [0] * count
-            for i in range(len(starts) - 1, -1, -1):
-                reps[int(labels[i])] = int(starts[i])
-            self.starts, self.labels, self.count = starts, labels, count
-            self._reps = reps
-            self._masks = {}
-            self._texts = {}
-            self._table = _Table(starts, labels)
-            self.version += 1
+            self._renumber(starts, labels, count)
             return True
+
+    def _renumber(self, starts, labels, count: int) -> None:
+        """Take atoms numbered anew (the caller holds the lock): every class and text written before is stale."""
+        reps = [0] * count
+        for i in range(len(starts) - 1, -1, -1):
+            reps[int(labels[i])] = int(starts[i])
+        self.starts, self.labels, self.count = starts, labels, count
+        self._reps = reps
+        self._masks = {}
+        self._texts = {}
+        self._table = _Table(starts, labels)
+        self.version += 1
 
     # -- writing classes -----------------------------------------------------------------------------
 
