@@ -302,6 +302,7 @@ def bench_precommit(repeat: int) -> None:
     # run): a PYTHONDONTWRITEBYTECODE=1 environment would make every run compile the sources again. The cache
     # goes to a temporary directory, never into the tree; a first run of each command fills it.
     import os
+    import shutil
     import tempfile
 
     pycache = tempfile.mkdtemp(prefix="centinela-bench-pyc-")
@@ -326,32 +327,32 @@ def bench_precommit(repeat: int) -> None:
         heavy = ("spacy", "presidio_analyzer", "thinc", "tldextract", "phonenumbers", "stdnum", "pdfminer", "lxml")
         return ", ".join(h for h in heavy if h in names) or "none of them"
 
-    for label, files in (("10 smallest page fixtures", pages[:10]), ("10 smallest needing NER", needs_ner)):
-        paths = [str(p) for p in files]
-        runs: dict[str, list] = {"full": [], "injection": [], "help": []}
-        commands = {"full": ["scan", "--no-progress", "--format", "json", *paths],
-                    "injection": ["scan", "--no-progress", "--format", "json", "--kinds", "injection", *paths],
-                    "help": ["--help"]}
-        for args in commands.values():
-            cold(args)                           # fills the bytecode cache (not counted)
-        for _ in range(n):
-            for key, args in commands.items():
-                runs[key].append(cold(args))
-        best = {k: min(w for w, _ in v) for k, v in runs.items()}
-        med = {k: statistics.median(w for w, _ in v) for k, v in runs.items()}
-        cpu = {k: min(c for _, c in v) for k, v in runs.items()}
-        size = sum(p.stat().st_size for p in files) / 1024
-        print(f"precommit: {label} ({len(files)} files, {size:.0f} KB), fresh processes (bytecode cached), of "
-              f"{n} runs: best / median wall, best CPU")
-        for key in runs:
-            print(f"  {key:<10} {best[key]:6.2f} s / {med[key]:6.2f} s   CPU {cpu[key]:6.2f} s")
-        print(f"  = full scan {best['full'] / best['injection']:.2f}x the injection-only scan (median "
-              f"{med['full'] / med['injection']:.2f}x, CPU {cpu['full'] / cpu['injection']:.2f}x), "
-              f"{best['full'] / best['help']:.1f}x --help (CPU {cpu['full'] / cpu['help']:.1f}x)")
-        print(f"  imported by the full scan: {imported(commands['full'])}")
-    import shutil
-
-    shutil.rmtree(pycache, ignore_errors=True)
+    try:
+        for label, files in (("10 smallest page fixtures", pages[:10]), ("10 smallest needing NER", needs_ner)):
+            paths = [str(p) for p in files]
+            runs: dict[str, list] = {"full": [], "injection": [], "help": []}
+            commands = {"full": ["scan", "--no-progress", "--format", "json", *paths],
+                        "injection": ["scan", "--no-progress", "--format", "json", "--kinds", "injection", *paths],
+                        "help": ["--help"]}
+            for args in commands.values():
+                cold(args)                           # fills the bytecode cache (not counted)
+            for _ in range(n):
+                for key, args in commands.items():
+                    runs[key].append(cold(args))
+            best = {k: min(w for w, _ in v) for k, v in runs.items()}
+            med = {k: statistics.median(w for w, _ in v) for k, v in runs.items()}
+            cpu = {k: min(c for _, c in v) for k, v in runs.items()}
+            size = sum(p.stat().st_size for p in files) / 1024
+            print(f"precommit: {label} ({len(files)} files, {size:.0f} KB), fresh processes (bytecode cached), of "
+                  f"{n} runs: best / median wall, best CPU")
+            for key in runs:
+                print(f"  {key:<10} {best[key]:6.2f} s / {med[key]:6.2f} s   CPU {cpu[key]:6.2f} s")
+            print(f"  = full scan {best['full'] / best['injection']:.2f}x the injection-only scan (median "
+                  f"{med['full'] / med['injection']:.2f}x, CPU {cpu['full'] / cpu['injection']:.2f}x), "
+                  f"{best['full'] / best['help']:.1f}x --help (CPU {cpu['full'] / cpu['help']:.1f}x)")
+            print(f"  imported by the full scan: {imported(commands['full'])}")
+    finally:
+        shutil.rmtree(pycache, ignore_errors=True)   # also when a run fails
 
 
 def bench_cold_score(repeat: int) -> None:

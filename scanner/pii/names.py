@@ -270,7 +270,7 @@ def _word_char(ch: str) -> bool:
 
 def occurrences(text: str, longest_first: list[str]) -> list[tuple[int, int]]:
     """The (start, end) of every match of `(?<!\\w)(?:n1|n2|…)(?!\\w)` in `text`, names longest first, as
-    `re.finditer` gives them (tests/test_pii.py compares the two): literal searches, so a document's names are
+    `re.finditer` gives them (tests/test_pii_same_name.py compares the two): literal searches, so a document's names are
     never compiled into a pattern. A compiled one would refine the alphabet of every regex with each accented
     letter it holds (scanner.rx.alphabet), and every program would then be written again in that process."""
     starts: dict[int, str] = {}                  # start -> the first name (longest) matching there

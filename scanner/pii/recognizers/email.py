@@ -77,7 +77,7 @@ def has_public_suffix(domain: str) -> bool:
     imports, about a third of a cold scan's imports) when the top label decides it: tldextract walks the rules
     from the last label, so a last label that is a rule on its own always gives a suffix, and one no rule ends
     in never does (an IP address has none either). Anything else — another character, a punycode or empty
-    label, a label only longer rules end in — is asked of tldextract (tests/test_pii_recognizers.py checks the
+    label, a label only longer rules end in — is asked of tldextract (tests/test_pii_email_suffix.py checks the
     shortcut against it on every top label of the list)."""
     top = _top_labels()
     if top is not None and domain.isascii() and all(c.isalnum() or c in ".-" for c in domain):
