@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 import tinycss2
 
+from scanner.loaders import css_split
+from scanner.loaders.css_split import RawRule
+
 # Properties that can hide text or make it unreadable, and those needed to judge contrast.
 RELEVANT = frozenset({
     "display", "visibility", "opacity", "font-size", "font", "color", "background-color", "background",
@@ -75,7 +78,7 @@ class Selector:
 class Rule:
     selector: Selector
     declarations: list[Declaration]
-    order: int
+    order: int | tuple[int, ...]     # compared only with other rules' orders: source order
 
 
 class _Unsupported(Exception):
@@ -180,6 +183,28 @@ def parse_stylesheet(css: str, order_base: int = 0) -> list[Rule]:
     return rules
 
 
+def _raw_rules(css: str, raw: RawRule) -> list[Rule]:
+    """The rules of one top-level rule of a (normalised) sheet, as `parse_stylesheet` makes them, numbered from 0."""
+    rules: list[Rule] = []
+    if raw.block_start is None:
+        return rules                               # an at-rule ended by ";": nothing to apply
+    if not raw.at:
+        decls = parse_declarations(css[raw.block_start:raw.block_end])
+        if decls:
+            prelude = tinycss2.parse_component_value_list(css[raw.start:raw.prelude_end], skip_comments=True)
+            for sel in parse_selectors(prelude):
+                rules.append(Rule(sel, decls, len(rules)))
+        return rules
+    head = tinycss2.parse_component_value_list(css[raw.start:raw.prelude_end], skip_comments=True)
+    name = head[0].lower_value
+    if name == "media" and not _SCREEN_MEDIA.match(tinycss2.serialize(head[1:])):
+        return rules
+    if name in ("media", "supports", "layer", "document"):
+        _collect(tinycss2.parse_blocks_contents(css[raw.block_start:raw.block_end], skip_comments=True,
+                                                skip_whitespace=True), rules, 0)
+    return rules
+
+
 def _collect(nodes, rules: list[Rule], order_base: int) -> None:
     for node in nodes:
         if node.type == "qualified-rule":
@@ -257,12 +282,7 @@ class RuleIndex:
         self.by_tag: dict[str, list[Rule]] = {}
         self.universal: list[Rule] = []
         for rule in rules:
-            kind, value = rule.selector.key
-            bucket = {"id": self.by_id, "class": self.by_class, "tag": self.by_tag}.get(kind)
-            if bucket is None:
-                self.universal.append(rule)
-            else:
-                bucket.setdefault(value, []).append(rule)
+            _add(self, rule)
 
     def __bool__(self) -> bool:
         return bool(self.by_id or self.by_class or self.by_tag or self.universal)
@@ -276,6 +296,100 @@ class RuleIndex:
         for cls in el.classes:
             out.extend(self.by_class.get(cls, ()))
         return out
+
+
+# A rule's selector can be keyed by an element only through a name its prelude spells: without escapes, "*",
+# "[" or non-ASCII letters, every compound has a tag, id or class written as these characters.
+_PRELUDE_WORD = re.compile(r"[a-z0-9_-]+")
+_KEYS_UNSURE = re.compile(r"[\\*\[]")
+# Deeper nesting than this: the whole sheet parsed as before (serialising deep blocks recurses; a sheet that
+# cannot be parsed must fail as a whole, as it did, not rule by rule).
+_MAX_LAZY_DEPTH = 64
+
+
+class SheetIndex:
+    """A page's stylesheets, each rule parsed on first demand: an element's candidates are the rules whose
+    prelude spells one of its names (tag, id, class), parsed then and bucketed as `RuleIndex` buckets them.
+
+    The cascade gets exactly the rules `RuleIndex(parse_stylesheet(...))` would give it for that element (the
+    prelude test is a superset of the selector key; orders follow the source, so every comparison of two
+    rules' orders comes out as before): tests compare the declared style of every element of the real pages."""
+
+    def __init__(self, blocks: list[str]):
+        self._eager = RuleIndex([])
+        self._lazy = RuleIndex([])
+        self._sheets: list[tuple[str, list[RawRule]]] = []
+        self._by_word: dict[str, list[tuple[int, int]]] = {}
+        self._always: list[tuple[int, int]] = []
+        self._done: set[tuple[int, int]] = set()
+        self._any = False
+        for b, block in enumerate(blocks):
+            norm = css_split.normalize(block)
+            split = css_split.split(norm) if css_split.ENABLED else None
+            if split is None or split[1] > _MAX_LAZY_DEPTH:
+                self._parse_whole(b, block)
+                self._sheets.append(("", []))
+                continue
+            raws = split[0]
+            self._sheets.append((norm, raws))
+            for i, raw in enumerate(raws):
+                if raw.block_start is None:
+                    continue
+                self._any = True
+                text = norm[raw.start:raw.prelude_end]
+                if raw.at or not text.isascii() or _KEYS_UNSURE.search(text):
+                    self._always.append((b, i))
+                    continue
+                for word in set(_PRELUDE_WORD.findall(text.lower())):
+                    self._by_word.setdefault(word, []).append((b, i))
+
+    def _parse_whole(self, b: int, block: str) -> None:
+        try:
+            rules = parse_stylesheet(block)
+        except Exception:  # tinycss2 is tolerant; a pathological block must not stop the load
+            return
+        for k, rule in enumerate(rules):
+            rule.order = (b, k)
+            _add(self._eager, rule)
+            self._any = True
+
+    def _materialize(self, key: tuple[int, int]) -> None:
+        if key in self._done:
+            return
+        self._done.add(key)
+        b, i = key
+        norm, raws = self._sheets[b]
+        for k, rule in enumerate(_raw_rules(norm, raws[i])):
+            rule.order = (b, i, k)
+            _add(self._lazy, rule)
+
+    def __bool__(self) -> bool:
+        return self._any
+
+    def candidates(self, el) -> list[Rule]:
+        if self._always:
+            for key in self._always:
+                self._materialize(key)
+            self._always = []
+        names = {el.tag.lower(), *(c.lower() for c in el.classes)}
+        el_id = el.attrs.get("id")
+        if el_id:
+            names.add(el_id.lower())
+        for name in names:
+            keys = self._by_word.pop(name, None)
+            if keys:
+                for key in keys:
+                    self._materialize(key)
+        return self._eager.candidates(el) + self._lazy.candidates(el)
+
+
+def _add(index: RuleIndex, rule: Rule) -> None:
+    kind, value = rule.selector.key
+    bucket = {"id": index.by_id, "class": index.by_class, "tag": index.by_tag}.get(kind)
+    if bucket is None:
+        index.universal.append(rule)
+    else:
+        bucket.setdefault(value, []).append(rule)
 
 
 def cascade(el, index: RuleIndex, inline: list[Declaration]) -> dict[str, str]:

@@ -339,18 +339,13 @@ class StyleResolver:
 
     def __init__(self, style_blocks: list[str]):
         self._blocks = style_blocks
-        self._index: _css.RuleIndex | None = None
+        self._index: _css.SheetIndex | None = None
 
     @property
-    def index(self) -> _css.RuleIndex:
+    def index(self) -> _css.SheetIndex:
+        """The page's stylesheets, split into rules; each rule is parsed when an element first needs it."""
         if self._index is None:
-            rules: list[_css.Rule] = []
-            for block in self._blocks:
-                try:
-                    rules.extend(_css.parse_stylesheet(block, order_base=len(rules)))
-                except Exception:  # tinycss2 is tolerant; a pathological block must not stop the load
-                    continue
-            self._index = _css.RuleIndex(rules)
+            self._index = _css.SheetIndex(self._blocks)
         return self._index
 
     def declared(self, el: Element) -> dict[str, str]:
