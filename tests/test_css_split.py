@@ -160,7 +160,7 @@ def sheet_and_elements(draw):
     def compound():
         n = draw(st.sampled_from(NAMES))
         return draw(st.sampled_from([n, "." + n, "#" + n, "div." + n, "*", "[id]", "." + n + ":hover", "p > ." + n,
-                                     "\\" + n, "." + n.upper()]))
+                                     "\\" + n, "." + n.upper(), n + " >", n + ">", "> " + n, "/* x */." + n, "." + n + "/**/"]))
 
     rules = []
     for _ in range(draw(st.integers(0, 12))):

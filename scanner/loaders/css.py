@@ -302,6 +302,26 @@ class RuleIndex:
 # "[" or non-ASCII letters, every compound has a tag, id or class written as these characters.
 _PRELUDE_WORD = re.compile(r"[a-z0-9_-]+")
 _KEYS_UNSURE = re.compile(r"[\\*\[]")
+_SIMPLE_PRELUDE = re.compile(r"[^(\"'/]*")
+_COMBINATORS = re.compile(r"[\s>]+")
+
+
+def _key_words(prelude: str) -> set[str]:
+    """Lower-cased names a selector of the prelude can be keyed by: those of each selector's last compound
+    (an index key is always there) when the prelude is plain (no function, string or comment); else every name.
+    Only whitespace and ">" join the compounds of a selector the index keeps ("+", "~" and pseudo-classes make
+    it skip the selector)."""
+    text = prelude.lower()
+    if not _SIMPLE_PRELUDE.fullmatch(text):
+        return set(_PRELUDE_WORD.findall(text))
+    words: set[str] = set()
+    for part in text.split(","):
+        pieces = [piece for piece in _COMBINATORS.split(part) if piece]
+        if pieces:
+            words.update(_PRELUDE_WORD.findall(pieces[-1]))
+    return words
+
+
 # Deeper nesting than this: the whole sheet parsed as before (serialising deep blocks recurses; a sheet that
 # cannot be parsed must fail as a whole, as it did, not rule by rule).
 _MAX_LAZY_DEPTH = 64
@@ -340,7 +360,7 @@ class SheetIndex:
                 if raw.at or not text.isascii() or _KEYS_UNSURE.search(text):
                     self._always.append((b, i))
                     continue
-                for word in set(_PRELUDE_WORD.findall(text.lower())):
+                for word in _key_words(text):
                     self._by_word.setdefault(word, []).append((b, i))
 
     def _parse_whole(self, b: int, block: str) -> None:
