@@ -35,6 +35,7 @@ class ArtifactStore:
         self.root = root
         self._artifacts: dict[str, Artifact] = {}
         self._applied: dict[tuple[str, str], tuple[Span | None, str | None, str]] = {}
+        self._soups: dict[str, object] = {}
 
     def artifact(self, rel: str) -> Artifact:
         got = self._artifacts.get(rel)
@@ -92,13 +93,30 @@ class ArtifactStore:
         if span.kind == "page" and art.pages is None:
             return span, None, f"span {span_text!r}: {rel} is not a PDF"
         try:
-            text = apply_span(span, source_text=art.text, page_texts=art.pages)
+            if span.kind == "selector" and art.text is not None:
+                text = self._select(rel, art.text, span.selector)
+            else:
+                text = apply_span(span, source_text=art.text, page_texts=art.pages)
         except SpanError as exc:
             return span, None, str(exc)
         if text is None:
             what = "selects nothing" if span.kind == "selector" else "is out of range"
             return span, None, f"span {span_text!r} {what} in {rel}"
         return span, normalise_ws(text), "ok"
+
+    def _select(self, rel: str, html_text: str, selector: str) -> str | None:
+        """`scanner.spans.select_text` with the artifact's HTML parsed once, however many selectors cite it
+        (select_one and get_text leave the tree as it is); the same text, and the same error for a bad selector."""
+        from bs4 import BeautifulSoup
+
+        soup = self._soups.get(rel)
+        try:
+            if soup is None:
+                soup = self._soups[rel] = BeautifulSoup(html_text, "lxml")
+            el = soup.select_one(selector)
+        except Exception as exc:  # soupsieve raises on invalid selectors
+            raise SpanError(f"selector {selector!r}: {exc}") from None
+        return None if el is None else el.get_text()
 
     def cite(self, artifact: str | None, span_text: str | None, claim_text: str) -> Citation:
         if not artifact or not span_text:

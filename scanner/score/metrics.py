@@ -121,20 +121,17 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
         return ev
 
     entries = ranked_distinct(record)
-    judged = rel.judged
-    relevant_of = rel.relevant
+    lookup = rel.lookup
     window = case.freshness_days
     count_within = window is not None and ref_date is not None
     flags = []
     for u, entry in entries:
-        j = judged.get(u)
-        relevant = relevant_of(u)
+        j, relevant, group, host = lookup(u)
         flags.append(relevant)
         if j is None:
             ev.unjudged.append(u)
         elif relevant:
-            ev.groups.add(rel.group(u))
-            host = rel.host_for_review(u)
+            ev.groups.add(group)
             if host:
                 ev.hosts_for_review.append((host, u))
         # Freshness over the same distinct results; a URL's first entry (by rank) gives its date.

@@ -71,6 +71,21 @@ class CaseRelevance:
         self.wanted = set(case.expect.families)
         self.expected_hosts = set(case.expect.hosts)
         self._relevant: dict[str, bool] = {}
+        self._seen: dict[str, tuple] = {}
+
+    def lookup(self, url: str) -> tuple:
+        """(judgment or None, relevant, group or None, host for review or None) of a URL, computed once per URL:
+        what `judgment`, `relevant`, `group` and `host_for_review` give, in one dictionary look-up."""
+        got = self._seen.get(url)
+        if got is None:
+            j = self.judged.get(url)
+            relevant = self.relevant(url)
+            if relevant:
+                got = (j, True, self.group(url), self.host_for_review(url))
+            else:
+                got = (j, False, None, None)
+            self._seen[url] = got
+        return got
 
     def judgment(self, url: str) -> Judgment | None:
         return self.judged.get(url)
