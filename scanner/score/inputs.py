@@ -177,11 +177,14 @@ def _read_inside(root: str, path: str, plain: bool = False) -> bytes:
                            f"({RECORD_MAX_BYTES >> 20} MB)")
         chunks, total = [], 0
         while total <= RECORD_MAX_BYTES:      # a file that grows after fstat is still cut at the limit
-            chunk = os.read(fd, min(max(st.st_size + 1, 1 << 16), RECORD_MAX_BYTES + 1 - total))
+            want = min(max(st.st_size + 1, 1 << 16), RECORD_MAX_BYTES + 1 - total)
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             total += len(chunk)
+            if len(chunk) < want and total <= st.st_size:
+                break                         # a regular file read short of its size is read to its end
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
