@@ -4,7 +4,8 @@ A claim is citable when its `span` parses, its `artifact` is a path inside the f
 the span applied to the stored file returns text that contains the claim's `text` (whitespace-normalised on
 both sides; case and accents count). `offset:` indexes the decoded source (for HTML the markup itself);
 `selector:` takes the text content of the first element it selects; `page:` takes a PDF page's extracted text.
-Every artifact is read once and every (artifact, span) applied once, however many claims cite it.
+Every artifact is read (and an HTML one parsed for selectors) once, every (artifact, span) applied once and
+every (artifact, span, claim text) judged once, however many claims cite it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class ArtifactStore:
         self._artifacts: dict[str, Artifact] = {}
         self._applied: dict[tuple[str, str], tuple[Span | None, str | None, str]] = {}
         self._soups: dict[str, object] = {}
+        self._cited: dict[tuple, Citation] = {}
 
     def artifact(self, rel: str) -> Artifact:
         got = self._artifacts.get(rel)
@@ -119,6 +121,15 @@ class ArtifactStore:
         return None if el is None else el.get_text()
 
     def cite(self, artifact: str | None, span_text: str | None, claim_text: str) -> Citation:
+        """Whether a claim is citable; judged once per (artifact, span, text), however many claims repeat them
+        (the Citation returned is shared: callers read it, never change it)."""
+        key = (artifact, span_text, claim_text)
+        got = self._cited.get(key)
+        if got is None:
+            got = self._cited[key] = self._cite(artifact, span_text, claim_text)
+        return got
+
+    def _cite(self, artifact: str | None, span_text: str | None, claim_text: str) -> Citation:
         if not artifact or not span_text:
             return Citation(False, "no artifact" if not artifact else "no span")
         span, got, reason = self.apply(artifact.strip(), span_text)
