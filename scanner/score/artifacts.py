@@ -4,7 +4,8 @@ A claim is citable when its `span` parses, its `artifact` is a path inside the f
 the span applied to the stored file returns text that contains the claim's `text` (whitespace-normalised on
 both sides; case and accents count). `offset:` indexes the decoded source (for HTML the markup itself);
 `selector:` takes the text content of the first element it selects; `page:` takes a PDF page's extracted text.
-Every artifact is read once and every (artifact, span) applied once, however many claims cite it.
+Every artifact is read (and an HTML one parsed for selectors) once, every (artifact, span) applied once and
+every (artifact, span, claim text) judged once, however many claims cite it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class ArtifactStore:
         self.root = root
         self._artifacts: dict[str, Artifact] = {}
         self._applied: dict[tuple[str, str], tuple[Span | None, str | None, str]] = {}
+        self._soups: dict[str, object] = {}
+        self._cited: dict[tuple, Citation] = {}
 
     def artifact(self, rel: str) -> Artifact:
         got = self._artifacts.get(rel)
@@ -92,7 +95,10 @@ class ArtifactStore:
         if span.kind == "page" and art.pages is None:
             return span, None, f"span {span_text!r}: {rel} is not a PDF"
         try:
-            text = apply_span(span, source_text=art.text, page_texts=art.pages)
+            if span.kind == "selector" and art.text is not None:
+                text = self._select(rel, art.text, span.selector)
+            else:
+                text = apply_span(span, source_text=art.text, page_texts=art.pages)
         except SpanError as exc:
             return span, None, str(exc)
         if text is None:
@@ -100,7 +106,30 @@ class ArtifactStore:
             return span, None, f"span {span_text!r} {what} in {rel}"
         return span, normalise_ws(text), "ok"
 
+    def _select(self, rel: str, html_text: str, selector: str) -> str | None:
+        """`scanner.spans.select_text` with the artifact's HTML parsed once, however many selectors cite it
+        (select_one and get_text leave the tree as it is); the same text, and the same error for a bad selector."""
+        from bs4 import BeautifulSoup
+
+        soup = self._soups.get(rel)
+        try:
+            if soup is None:
+                soup = self._soups[rel] = BeautifulSoup(html_text, "lxml")
+            el = soup.select_one(selector)
+        except Exception as exc:  # soupsieve raises on invalid selectors
+            raise SpanError(f"selector {selector!r}: {exc}") from None
+        return None if el is None else el.get_text()
+
     def cite(self, artifact: str | None, span_text: str | None, claim_text: str) -> Citation:
+        """Whether a claim is citable; judged once per (artifact, span, text), however many claims repeat them
+        (the Citation returned is shared: callers read it, never change it)."""
+        key = (artifact, span_text, claim_text)
+        got = self._cited.get(key)
+        if got is None:
+            got = self._cited[key] = self._cite(artifact, span_text, claim_text)
+        return got
+
+    def _cite(self, artifact: str | None, span_text: str | None, claim_text: str) -> Citation:
         if not artifact or not span_text:
             return Citation(False, "no artifact" if not artifact else "no span")
         span, got, reason = self.apply(artifact.strip(), span_text)

@@ -177,11 +177,14 @@ def _read_inside(root: str, path: str, plain: bool = False) -> bytes:
                            f"({RECORD_MAX_BYTES >> 20} MB)")
         chunks, total = [], 0
         while total <= RECORD_MAX_BYTES:      # a file that grows after fstat is still cut at the limit
-            chunk = os.read(fd, min(max(st.st_size + 1, 1 << 16), RECORD_MAX_BYTES + 1 - total))
+            want = min(max(st.st_size + 1, 1 << 16), RECORD_MAX_BYTES + 1 - total)
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             total += len(chunk)
+            if len(chunk) < want and total <= st.st_size:
+                break                         # a regular file read short of its size is read to its end
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
@@ -255,4 +258,90 @@ def dump_json(data) -> str:
     """report.json, cascade.json: every character a terminal could act on as a `\\uXXXX` escape."""
     from scanner.terminal import json_text
 
-    return json_text(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)) + "\n"
+    try:
+        text = _indented_json(data)
+    except _NotFast:
+        text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
+    return json_text(text) + "\n"
+
+
+class _NotFast(Exception):
+    """Data `_indented_json` leaves to json.dumps (a key that is not a string, a type JSON has no form for…)."""
+
+
+def _indented_json(data) -> str:
+    """Exactly `json.dumps(data, indent=2, ensure_ascii=False)` for plain data (dicts with string keys, lists,
+    tuples, strings, numbers, booleans, None), built in one recursive pass instead of json's generator chain
+    (json's C encoder does not indent): strings through json's own C escaper, numbers through `int.__repr__` and
+    `float.__repr__` as json does (NaN and the infinities as json writes them). Anything else — or a structure
+    nested too deep — raises `_NotFast` and `dump_json` calls json.dumps, which gives its own result or error.
+    tests/test_score_dump_json.py compares both."""
+    from json.encoder import encode_basestring
+
+    out: list[str] = []
+    append = out.append
+    int_repr, float_repr = int.__repr__, float.__repr__
+    inf = float("inf")
+
+    def scalar(o) -> str:
+        if isinstance(o, str):
+            return encode_basestring(o)
+        if o is None:
+            return "null"
+        if o is True:
+            return "true"
+        if o is False:
+            return "false"
+        if isinstance(o, int):
+            return int_repr(o)
+        if isinstance(o, float):
+            if o != o:
+                return "NaN"
+            if o == inf:
+                return "Infinity"
+            if o == -inf:
+                return "-Infinity"
+            return float_repr(o)
+        raise _NotFast
+
+    def value(o, pad: str) -> None:
+        if isinstance(o, dict):
+            if not o:
+                append("{}")
+                return
+            inner = pad + "  "
+            sep = "{\n" + inner
+            for k, v in o.items():
+                if not isinstance(k, str):
+                    raise _NotFast
+                append(sep)
+                append(encode_basestring(k))
+                append(": ")
+                if isinstance(v, (dict, list, tuple)):
+                    value(v, inner)
+                else:
+                    append(scalar(v))
+                sep = ",\n" + inner
+            append("\n" + pad + "}")
+        elif isinstance(o, (list, tuple)):
+            if not o:
+                append("[]")
+                return
+            inner = pad + "  "
+            sep = "[\n" + inner
+            for v in o:
+                append(sep)
+                if isinstance(v, (dict, list, tuple)):
+                    value(v, inner)
+                else:
+                    append(scalar(v))
+                sep = ",\n" + inner
+            append("\n" + pad + "]")
+        else:
+            append(scalar(o))
+
+    try:
+        value(data, "")
+    except RecursionError:
+        raise _NotFast from None
+    return "".join(out)

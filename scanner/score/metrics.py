@@ -19,7 +19,7 @@ from datetime import date
 from scanner.fixtures.models import FALLBACK_CAUSES, GoldenCase, RunRecord
 from scanner.score.artifacts import ArtifactStore
 from scanner.score.latency import latency_block
-from scanner.score.relevance import CaseRelevance, as_date
+from scanner.score.relevance import CaseRelevance, _date_of, as_date
 
 
 
@@ -121,37 +121,42 @@ def evaluate_case(record: RunRecord, case: GoldenCase, rel: CaseRelevance, store
         return ev
 
     entries = ranked_distinct(record)
-    judged = rel.judged
-    relevant_of = rel.relevant
+    lookup = rel.lookup
     window = case.freshness_days
     count_within = window is not None and ref_date is not None
     flags = []
+    known = both = accurate = within = 0
     for u, entry in entries:
-        j = judged.get(u)
-        relevant = relevant_of(u)
+        j, relevant, group, host, verified = lookup(u)
         flags.append(relevant)
         if j is None:
             ev.unjudged.append(u)
         elif relevant:
-            ev.groups.add(rel.group(u))
-            host = rel.host_for_review(u)
+            ev.groups.add(group)
             if host:
                 ev.hosts_for_review.append((host, u))
         # Freshness over the same distinct results; a URL's first entry (by rank) gives its date.
         raw = entry.published_at
-        has = raw is not None and str(raw).strip() != ""
-        pub = as_date(raw) if has else None
-        if has:
-            ev.known_n += 1
-            if pub is None:
-                ev.notes.append(f"published_at {raw!r} of {u} is not a date")
-            verified = as_date(j.verified_published_at) if j is not None else None
-            if verified is not None:
-                ev.both_n += 1
-                if pub is not None and abs((pub - verified).days) <= 1:
-                    ev.accurate_n += 1
+        if raw is None:
+            continue
+        if type(raw) is str:
+            if not raw.strip():
+                continue
+            pub = _date_of(raw)
+        else:
+            if str(raw).strip() == "":
+                continue
+            pub = as_date(raw)
+        known += 1
+        if pub is None:
+            ev.notes.append(f"published_at {raw!r} of {u} is not a date")
+        if verified is not None:
+            both += 1
+            if pub is not None and abs((pub - verified).days) <= 1:
+                accurate += 1
         if count_within and pub is not None and (ref_date - pub).days <= window:
-            ev.within_n += 1
+            within += 1
+    ev.known_n, ev.both_n, ev.accurate_n, ev.within_n = known, both, accurate, within
     ev.results_n = len(entries)
     if count_within:
         ev.within_den = len(entries)

@@ -8,6 +8,7 @@ listed; a relevant host missing from `expect.hosts` is listed for review, never 
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from functools import lru_cache
 from urllib.parse import urlsplit
@@ -15,10 +16,21 @@ from urllib.parse import urlsplit
 from scanner.fixtures.models import GoldenCase, Judgment
 
 
+# A URL whose host urlsplit would read with no work to do: a scheme, `//`, a host of letters, digits, dots and
+# hyphens (no user, port, brackets or non-ASCII: nothing `hostname` reparses), then nothing urlsplit removes.
+_PLAIN_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([A-Za-z0-9.\-]*)(?:[/?#][^\t\n\r]*)?")
+
+
 @lru_cache(maxsize=1 << 18)
 def host_of(url: str) -> str:
+    """`urlsplit(url.strip()).hostname`, lower-cased ("" for none or an invalid URL); a plain URL's host is read
+    by one regular expression (tests/test_score_fast_paths.py checks it against urlsplit)."""
+    text = url.strip()
+    m = _PLAIN_URL.fullmatch(text)
+    if m is not None:
+        return m.group(1).lower()
     try:
-        return (urlsplit(url.strip()).hostname or "").lower()
+        return (urlsplit(text).hostname or "").lower()
     except ValueError:
         return ""
 
@@ -71,6 +83,22 @@ class CaseRelevance:
         self.wanted = set(case.expect.families)
         self.expected_hosts = set(case.expect.hosts)
         self._relevant: dict[str, bool] = {}
+        self._seen: dict[str, tuple] = {}
+
+    def lookup(self, url: str) -> tuple:
+        """(judgment or None, relevant, group or None, host for review or None, the judgment's verified date or
+        None) of a URL, computed once per URL: what `judgment`, `relevant`, `group`, `host_for_review` and
+        `as_date(judgment.verified_published_at)` give, in one dictionary look-up."""
+        got = self._seen.get(url)
+        if got is None:
+            j = self.judged.get(url)
+            verified = as_date(j.verified_published_at) if j is not None else None
+            if self.relevant(url):
+                got = (j, True, self.group(url), self.host_for_review(url), verified)
+            else:
+                got = (j, False, None, None, verified)
+            self._seen[url] = got
+        return got
 
     def judgment(self, url: str) -> Judgment | None:
         return self.judged.get(url)

@@ -24,7 +24,7 @@ def text(value) -> str:
     """An untrusted string as inert Markdown: one line, every markup character escaped, and every control,
     escape and bidi character as a visible escape (`scanner.terminal.safe`)."""
     value = str(value)
-    if not value.isascii() or any(c in value for c in "\r\n\x0b\x0c"):
+    if not (value.isascii() and value.isprintable()):    # printable ASCII has no line break to fold (checked in C)
         value = _NEWLINES.sub(" ", value)
     return safe(value).translate(_MD_ESCAPE)
 

@@ -100,6 +100,7 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
     artificial = ri.info.mode == "replay"
 
     evals: dict[str, dict[str, CaseEval]] = {}
+    relevance: dict[str, CaseRelevance] = {}      # one per case, shared by the providers (it depends on the case only)
     for provider, records in ri.records.items():
         bucket = evals[provider] = {}
         for case_id in sorted(records):
@@ -113,7 +114,9 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
             if ref is None:
                 ats = [c.at for c in rec.calls if c.at is not None]
                 ref = min(ats).date() if ats else None
-            rel = CaseRelevance(case, ti.judgments.get(case_id, {}), families)
+            rel = relevance.get(case_id)
+            if rel is None:
+                rel = relevance[case_id] = CaseRelevance(case, ti.judgments.get(case_id, {}), families)
             ev = evaluate_case(rec, case, rel, store, ref)
             bucket[case_id] = ev
             for note in ev.notes:
