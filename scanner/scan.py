@@ -13,6 +13,9 @@ from scanner.loaders.html import decode_html
 from scanner.units import Document
 
 ALL_KINDS = ("injection", "secret", "pii")
+# Below this size the injection rules read a page about as fast as the prefilter judges it (and the first one
+# would build the prefilter): a pre-commit hook's small fixtures go straight to the rules.
+GATE_MIN_CHARS = 16_384
 
 
 def reportable(f: Finding) -> bool:
@@ -75,7 +78,7 @@ class Scanner:
     def _may_hold_injection(self, doc: Document) -> bool:
         """False only for a loaded HTML page whose source the prefilter shows no injection rule can fire on:
         the same page and the same judgement as `clean_page` (doc.text is `decode_html` of the file's bytes)."""
-        if doc.kind != "html" or not doc.path.lower().endswith(HTML_EXT):
+        if doc.kind != "html" or len(doc.text) < GATE_MIN_CHARS or not doc.path.lower().endswith(HTML_EXT):
             return True
         gate = self._injection_gate()
         return gate is None or gate.may_hold_injection(doc.text)
