@@ -13,6 +13,9 @@ from scanner.loaders.html import decode_html
 from scanner.units import Document
 
 ALL_KINDS = ("injection", "secret", "pii")
+# Below this size the injection rules read a page about as fast as the prefilter judges it (and the first one
+# would build the prefilter): a pre-commit hook's small fixtures go straight to the rules.
+GATE_MIN_CHARS = 16_384
 
 
 def reportable(f: Finding) -> bool:
@@ -38,17 +41,18 @@ class Scanner:
             self.review = ReviewCapture(self.kinds)
         self.injection = None
         self.prefilter = None
+        # Only the built-in pack's phrases are known to the prefilter. An injection-only scan asks it before
+        # loading a page (`clean_page`: a clean page is never loaded); other kinds need every page loaded, and
+        # there it decides whether the injection rules read a loaded page (`_injection_gate`, built on the
+        # first HTML page).
+        self._gate_allowed = bool(prefilter and not rule_dirs)
+        self._gate = None
         if "injection" in self.kinds:
             from scanner.injection.engine import InjectionScanner
 
             self.injection = InjectionScanner(rule_dirs)
-            # Only the built-in pack's phrases are known to the prefilter, and other kinds need every page.
-            if prefilter and self.kinds == ("injection",) and not rule_dirs:
-                from scanner.injection.prefilter import Prefilter
-                from scanner.injection.signals import GATE_EXEMPT
-
-                pf = Prefilter(self.injection.lexicon.lexicon, GATE_EXEMPT, tuple(self.injection.learned))
-                self.prefilter = pf if pf.enabled else None
+            if self._gate_allowed and self.kinds == ("injection",):
+                self.prefilter = self._injection_gate()
 
         self.secrets = None
         self.pii = None
@@ -60,6 +64,24 @@ class Scanner:
             from scanner.pii import PiiScanner
 
             self.pii = PiiScanner()
+
+    def _injection_gate(self):
+        """The prefilter of this scanner's injection rules (None when it is off or cannot be built)."""
+        if self._gate is None and self._gate_allowed and self.injection is not None:
+            from scanner.injection.prefilter import Prefilter
+            from scanner.injection.signals import GATE_EXEMPT
+
+            pf = Prefilter(self.injection.lexicon.lexicon, GATE_EXEMPT, tuple(self.injection.learned))
+            self._gate = pf if pf.enabled else False
+        return self._gate or None
+
+    def _may_hold_injection(self, doc: Document) -> bool:
+        """False only for a loaded HTML page whose source the prefilter shows no injection rule can fire on:
+        the same page and the same judgement as `clean_page` (doc.text is `decode_html` of the file's bytes)."""
+        if doc.kind != "html" or len(doc.text) < GATE_MIN_CHARS or not doc.path.lower().endswith(HTML_EXT):
+            return True
+        gate = self._injection_gate()
+        return gate is None or gate.may_hold_injection(doc.text)
 
     def clean_page(self, display: str, data: bytes):
         """The decoded text (`DecodedText`) of an HTML page the prefilter shows cannot hold an injection, so it
@@ -95,7 +117,9 @@ class Scanner:
         """Every finding of every detector on `doc`, sorted by place: what the scan reports (`reportable`) and
         what it keeps on purpose (role mailboxes, company phones) alike."""
         findings: list[Finding] = []
-        for detector in (self.injection, self.secrets, self.pii):
+        if self.injection is not None and (self.prefilter is not None or self._may_hold_injection(doc)):
+            findings.extend(self.injection.scan(doc))
+        for detector in (self.secrets, self.pii):
             if detector is not None:
                 findings.extend(detector.scan(doc))
         findings.sort(key=Finding.sort_key)

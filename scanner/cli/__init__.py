@@ -59,6 +59,10 @@ def _safe_logging() -> None:
 def main(argv=None) -> None:
     """Entry point: every failure to run is exit 2 with one line on stderr, never a traceback."""
     netlock.install(allow_loopback=True)  # loopback only: the replay server; nothing else is ever reached
+    if argv is None:                      # the process's own command line: it exits after this command
+        from scanner import startup
+
+        startup.own_process()
     _safe_logging()
     try:
         rc = cli.main(args=argv, prog_name=TOOL_NAME, standalone_mode=False)

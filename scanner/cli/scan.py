@@ -102,6 +102,19 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
 
     Each file runs within its budgets (time, size, memory) in worker processes, so no single file can stall
     a CI job; a file over a budget is reported as an error and the scan goes on."""
+    from scanner.startup import frozen_startup
+
+    # The garbage collector paused while the scan imports and builds its detectors, and what they built frozen
+    # for the run (scanner.startup).
+    with frozen_startup() as ready:
+        _scan(ready, paths, fmt, output, category, kinds, rules, fail_on, allow_classes, no_progress, color,
+              allowlist_path, baseline_path, write_baseline_path, include_suppressed, jobs, max_file_seconds,
+              max_file_mb, max_memory_mb)
+
+
+def _scan(ready, paths, fmt, output, category, kinds, rules, fail_on, allow_classes, no_progress, color,
+          allowlist_path, baseline_path, write_baseline_path, include_suppressed, jobs, max_file_seconds,
+          max_file_mb, max_memory_mb) -> None:
     # Imported here, not at the top: `centinela --help` and the other commands do not load the scanner.
     from scanner.pipeline.policy import drop_expected_injections
     from scanner.pipeline.run import scan_paths
@@ -129,6 +142,7 @@ def scan_command(paths, fmt, output, category, kinds, rules, fail_on, allow_clas
         scanner = Scanner(kind_list, injection_dirs, secret_rule_dirs=secret_dirs, review=fmt == "html")
     except RuleError as exc:  # the injection and secret packs both validate to RuleError: one line, exit 2
         raise RunError(str(exc)) from None
+    ready()
     result = scan_paths(scanner, list(paths), progress=None if no_progress else progress_bar(), jobs=jobs,
                         budget=budget)
     if allow_classes:

@@ -10,9 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scanner.findings import Finding
-from scanner.fixtures.tree import read_manifest
 from scanner.pipeline.result import ScanResult
-from scanner.redact import find_root
 from scanner.scan import Scanner
 from scanner.suppress import (
     DEFAULT_ALLOWLIST, Allowlist, Baseline, RepoPaths, SuppressionReport, apply_suppressions,
@@ -32,10 +30,14 @@ class TreeClasses:
     def of(self, display: str) -> str | None:
         base = self.result.roots.get(display, Path("."))
         file = (base / display).resolve()
+        from scanner.redact import find_root     # with read_manifest below: only `--allow-class` needs them
+
         root = find_root(file.parent)
         if root is None:
             return None
         if root not in self._trees:
+            from scanner.fixtures.tree import read_manifest      # the fixture models (pydantic)
+
             self._trees[root] = {rel: e.class_ for rel, e in read_manifest(root).entries.items()}
         return self._trees[root].get(file.relative_to(root).as_posix())
 

@@ -1,0 +1,51 @@
+"""`scanner.startup`: the collector paused while a command starts, what it built frozen while it works, and a
+caller's process (the tests') left exactly as it was."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+
+from conftest import EXAMPLE_TREE, REPO
+from inprocess import run_cli
+from scanner import startup
+
+
+def test_paused_then_frozen_then_restored_in_a_callers_process(monkeypatch):
+    monkeypatch.setitem(startup._state, "own_process", False)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with startup.frozen_startup() as ready:
+        assert not gc.isenabled()
+        kept = [[] for _ in range(1000)]
+        ready()
+        assert gc.isenabled() and gc.get_freeze_count() >= len(kept)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_restored_when_the_command_fails_before_it_is_ready(monkeypatch):
+    monkeypatch.setitem(startup._state, "own_process", False)
+    try:
+        with startup.frozen_startup():
+            raise RuntimeError("bad rule pack")
+    except RuntimeError:
+        pass
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_a_scan_in_this_process_leaves_the_collector_as_it_was():
+    page = next(iter(sorted((EXAMPLE_TREE / "_shared" / "html").glob("*.html"))))
+    proc = run_cli("scan", "--no-progress", "--format", "json", page)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_the_own_command_line_stays_frozen_to_its_exit():
+    code = ("import gc, sys\n"
+            "from scanner import startup\n"
+            "startup.own_process()\n"
+            "with startup.frozen_startup() as ready:\n"
+            "    ready()\n"
+            "print(gc.isenabled(), gc.get_freeze_count() > 0)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True"]
