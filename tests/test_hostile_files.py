@@ -172,7 +172,7 @@ def test_realdata_and_hostile_files_scan_within_the_budgets(tmp_path):
     limit = 120     # the default budget: a real PDF of 8 s of CPU can take 30 s of wall time on a loaded machine
     # Every real file, named relative to ../shared/realdata as a scan of the folder names them, but the 30-page
     # SSA table: it takes more CPU than all the others together (pdfminer's layout of a dense table), a timeout
-    # is an accepted outcome for it here, and test_pdf_loader.py loads it whole and checks it.
+    # is an accepted outcome for it here, and test_pdf_loader.py checks its first, middle and last pages.
     real_files = sorted(p.relative_to(REALDATA).as_posix() for p in REALDATA.rglob("*")
                         if p.is_file() and p.name != HEAVIEST_REAL_PDF)
     proc = run_scan(*real_files, tmp_path / "hostile", "--format", "json", "--jobs", "2",

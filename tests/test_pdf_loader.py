@@ -152,28 +152,40 @@ def creation_order_ties():
 
 def pdfminer_page_texts(data: bytes, page_count: int) -> list[str]:
     """The contract: extract_text for each page on its own, without the trailing form feed."""
-    texts = []
-    for i in range(page_count):
-        text = extract_text(io.BytesIO(data), page_numbers=[i], laparams=LAParams())
+    return list(pdfminer_texts_of(data, range(1, page_count + 1)).values())
+
+
+def pdfminer_texts_of(data: bytes, numbers) -> dict[int, str]:
+    """extract_text of each of the pages `numbers` (1-based) on its own, without the trailing form feed."""
+    texts = {}
+    for n in numbers:
+        text = extract_text(io.BytesIO(data), page_numbers=[n - 1], laparams=LAParams())
         assert text.endswith("\x0c")
-        texts.append(text[:-1])
+        texts[n] = text[:-1]
     return texts
 
 
-def check_page_texts(doc: Document, data: bytes, skip: set[int] = frozenset(), max_pages: int | None = None) -> list[int]:
-    """Each page text equals extract_text's. Returns the pages where it equals it only up to the order of
-    text boxes that pdfminer leaves to memory addresses; for those, it must equal extract_text exactly
-    once ties are broken by creation order, and the plain run must hold the same lines."""
-    count = len(doc.pages) if max_pages is None else min(max_pages, len(doc.pages))
-    plain = pdfminer_page_texts(data, count)
-    differ = [p.number for p in doc.pages[:count] if p.number not in skip and p.text != plain[p.number - 1]]
+def sample_pages(page_count: int) -> list[int]:
+    """The pages of a long real file compared with pdfminer: the first, the middle and the last (extract_text
+    lays out a page as the load does, so comparing every page doubles the file's cost; each file is still loaded
+    whole and every page checked for structure)."""
+    return sorted({1, (page_count + 1) // 2, page_count})
+
+
+def check_page_texts(doc: Document, data: bytes, skip: set[int] = frozenset(), pages: list[int] | None = None) -> list[int]:
+    """Each page text (of `pages`, default all) equals extract_text's. Returns the pages where it equals it only
+    up to the order of text boxes that pdfminer leaves to memory addresses; for those, it must equal extract_text
+    exactly once ties are broken by creation order, and the plain run must hold the same lines."""
+    numbers = [p.number for p in doc.pages] if pages is None else [n for n in pages if 1 <= n <= len(doc.pages)]
+    plain = pdfminer_texts_of(data, numbers)
+    differ = [n for n in numbers if n not in skip and doc.pages[n - 1].text != plain[n]]
     if differ:
         with creation_order_ties():
-            ordered = pdfminer_page_texts(data, count)
+            ordered = pdfminer_texts_of(data, differ)
         for n in differ:
             page = doc.pages[n - 1]
-            assert page.text == ordered[n - 1], f"page {n} differs from extract_text (creation-order ties)"
-            assert sorted(page.text.split("\n")) == sorted(plain[n - 1].split("\n")), f"page {n}: not a reordering"
+            assert page.text == ordered[n], f"page {n} differs from extract_text (creation-order ties)"
+            assert sorted(page.text.split("\n")) == sorted(plain[n].split("\n")), f"page {n}: not a reordering"
     return differ
 
 
@@ -191,7 +203,7 @@ def attr_of(doc: Document, word: str, name: str):
     return values.pop()
 
 
-def check_structure(doc: Document, data: bytes, max_pages: int | None = None) -> list[int]:
+def check_structure(doc: Document, data: bytes, pages: list[int] | None = None) -> list[int]:
     """Offsets, runs and units are consistent, and each page text is what pdfminer itself extracts
     (up to pdfminer's address-dependent box order, see check_page_texts). Returns the reordered pages."""
     assert doc.meta["page_count"] == len(doc.pages)
@@ -216,7 +228,7 @@ def check_structure(doc: Document, data: bytes, max_pages: int | None = None) ->
             assert unit.channel is Channel.PDF_METADATA and unit.page is None
             assert (unit.start, unit.end) == (0, len(unit.text)) and unit.locator.startswith("/")
     failed = {int(p.split(":")[0].split()[1]) for p in doc.problems if p.startswith("page ")}
-    return check_page_texts(doc, data, skip=failed, max_pages=max_pages)
+    return check_page_texts(doc, data, skip=failed, pages=pages)
 
 
 # --- attributes on generated PDFs ---------------------------------------------------------------------------
@@ -533,10 +545,18 @@ def _realdata_files() -> list[Path]:
     return sorted(REALDATA.glob("*.pdf")) if REALDATA.is_dir() else []
 
 
+# The 30-page SSA case table: its whole load was the suite's longest test (pdfminer's layout of a dense table, as
+# much CPU as all the other real PDFs together), and nothing else in the suite reads it page by page. Its first,
+# middle and last pages are laid out by the loader's own page reader and compared with pdfminer; the 7-page table
+# of the same series (same producer, same layout) is loaded whole and compared page by page like every other file.
+HEAVIEST_REAL_PDF = "mx_ssa__Tabla_casos_sospechosos_COVID-19_2020.03.25.pdf"
+
+
 def _realdata_params() -> list:
-    """The real PDFs; the multi-page case tables (the 30-page one alone is most of the suite's CPU) marked slow."""
-    return [pytest.param(p, marks=pytest.mark.slow(4 if p.stat().st_size > 1_500_000 else 1))
-            if p.name.startswith("mx_ssa__Tabla_casos") else p for p in _realdata_files()] or [None]
+    """The real PDFs but the heaviest (test_heaviest_real_pdf_pages_match_pdfminer); the 7-page case table
+    marked slow."""
+    return [pytest.param(p, marks=pytest.mark.slow(1)) if p.name.startswith("mx_ssa__Tabla_casos") else p
+            for p in _realdata_files() if p.name != HEAVIEST_REAL_PDF] or [None]
 
 
 def realdata(name: str) -> Path:
@@ -563,9 +583,42 @@ def test_realdata_loads_and_matches_pdfminer(path):
     if isinstance(result, LoadError):
         assert result.code in {"unparsed", "encrypted", "format_tables_ocr"}
         return
-    # extract_text per page costs as much as the load: compare the first pages of long files (every page of
-    # the rest); the whole of every file is still loaded and checked for structure.
-    check_structure(result, path.read_bytes(), max_pages=6)
+    # extract_text per page costs as much as the load: compare the first, middle and last page of each file;
+    # the whole of every file is still loaded and checked for structure.
+    check_structure(result, path.read_bytes(), pages=sample_pages(len(result.pages)))
+
+
+@pytest.mark.slow(2)
+def test_heaviest_real_pdf_pages_match_pdfminer():
+    """The 30-page table's page tree read whole; pages 1, 15 and 30 laid out as load_pdf lays out each page
+    (one resource manager for the document), checked for structure and against extract_text of that page."""
+    from pdfminer.pdfinterp import PDFResourceManager
+
+    from scanner.loaders.pdf import _read_page, open_pdf, reading_pdf
+
+    path = realdata(HEAVIEST_REAL_PDF)
+    data = path.read_bytes()
+    with reading_pdf(data):
+        _, page_objs, problems = open_pdf(data, path.name)
+        assert (len(page_objs), problems) == (30, [])
+        rsrcmgr, laparams = PDFResourceManager(caching=True), LAParams()
+        pages = [_read_page(page_objs[n - 1], n, rsrcmgr, laparams) for n in sample_pages(len(page_objs))]
+    for page in pages:
+        assert page.char_count > 0 and page.text.strip()
+        pos = 0
+        for run in page.runs:  # runs tile the page text and are maximal
+            assert run.start == pos and run.end > run.start
+            pos = run.end
+        assert pos == len(page.text)
+        for a, b in zip(page.runs, page.runs[1:]):
+            assert (a.render_mode, a.fill, a.font_size, a.outside_cropbox, a.alpha, a.covered_by_image) != \
+                   (b.render_mode, b.fill, b.font_size, b.outside_cropbox, b.alpha, b.covered_by_image)
+        plain = extract_text(io.BytesIO(data), page_numbers=[page.number - 1], laparams=LAParams())[:-1]
+        if page.text != plain:
+            with creation_order_ties():
+                ordered = extract_text(io.BytesIO(data), page_numbers=[page.number - 1], laparams=LAParams())[:-1]
+            assert page.text == ordered, f"page {page.number} differs from extract_text (creation-order ties)"
+            assert sorted(page.text.split("\n")) == sorted(plain.split("\n")), f"page {page.number}: not a reordering"
 
 
 def test_ocr_layer_is_invisible_over_full_page_image():

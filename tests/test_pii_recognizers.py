@@ -4,6 +4,8 @@ it (`to_presidio()`) — the same results, scores and order."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from conftest import EXAMPLE_TREE, REALDATA
@@ -14,7 +16,12 @@ from scanner.pii.scanner import _recognizers
 from scanner.units import LoadError
 
 RECOGNIZERS = _recognizers()
-ADAPTERS = {rec.name: rec.to_presidio() for rec in RECOGNIZERS}
+
+
+@functools.cache
+def adapters() -> dict:
+    """Presidio's recognizers, built (and Presidio imported) on first use, not while collecting."""
+    return {rec.name: rec.to_presidio() for rec in RECOGNIZERS}
 
 
 def _texts():
@@ -32,14 +39,18 @@ def _texts():
         yield "\n\n".join(u.text for u in doc.units)
 
 
-TEXTS = list(_texts())
+@functools.cache
+def texts() -> list[str]:
+    """Loaded on first use, once per worker: at import it made every pytest-xdist worker load the example tree
+    (its PDFs too) while collecting, whether or not it ran these tests."""
+    return list(_texts())
 
 
 @pytest.mark.parametrize("rec", RECOGNIZERS, ids=lambda r: r.name)
 def test_same_results_as_presidio(rec):
-    presidio = ADAPTERS[rec.name]
+    presidio = adapters()[rec.name]
     found = 0
-    for text in TEXTS:
+    for text in texts():
         ours = [(r.entity_type, r.start, r.end, r.score) for r in rec.analyze(text)]
         theirs = [(r.entity_type, r.start, r.end, r.score) for r in presidio.analyze(text, rec.supported_entities)]
         assert ours == theirs, (rec.name, text[:200])

@@ -40,6 +40,9 @@ def exercise(adapter_class, tmp_path, **options):
             replay.scenario()
             records["gs-005"] += adapter.extract(PARTIAL_URLS)
             replay.scenario("search:5xx*")         # last: the breaker stays open for the rest of the test
+            # Jitter is judged on the 429s only: the storm's retries need no 0.8 s of it (order and count are
+            # what the breaker check reads), so the adapters that draw it draw 50 ms there.
+            adapter.jitter = min(adapter.jitter, 0.05)
             for _ in range(4):
                 records["gs-001"] += adapter.search(Q1)
         finally:
