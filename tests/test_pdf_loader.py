@@ -203,20 +203,25 @@ def attr_of(doc: Document, word: str, name: str):
     return values.pop()
 
 
+def check_runs(page) -> None:
+    """The page's runs tile its text, and each is maximal (no two neighbours share every attribute)."""
+    pos = 0
+    for run in page.runs:
+        assert run.start == pos and run.end > run.start
+        pos = run.end
+    assert pos == len(page.text)
+    for a, b in zip(page.runs, page.runs[1:]):
+        assert (a.render_mode, a.fill, a.font_size, a.outside_cropbox, a.alpha, a.covered_by_image) != \
+               (b.render_mode, b.fill, b.font_size, b.outside_cropbox, b.alpha, b.covered_by_image)
+
+
 def check_structure(doc: Document, data: bytes, pages: list[int] | None = None) -> list[int]:
     """Offsets, runs and units are consistent, and each page text is what pdfminer itself extracts
     (up to pdfminer's address-dependent box order, see check_page_texts). Returns the reordered pages."""
     assert doc.meta["page_count"] == len(doc.pages)
     for n, page in enumerate(doc.pages, start=1):
         assert page.number == n
-        pos = 0
-        for run in page.runs:  # runs tile the page text and are maximal
-            assert run.start == pos and run.end > run.start
-            pos = run.end
-        assert pos == len(page.text)
-        for a, b in zip(page.runs, page.runs[1:]):
-            assert (a.render_mode, a.fill, a.font_size, a.outside_cropbox, a.alpha, a.covered_by_image) != \
-                   (b.render_mode, b.fill, b.font_size, b.outside_cropbox, b.alpha, b.covered_by_image)
+        check_runs(page)
         assert 0.0 <= page.image_coverage <= 1.0
     for unit in doc.units:
         if unit.channel is Channel.PDF_TEXT:
@@ -605,14 +610,7 @@ def test_heaviest_real_pdf_pages_match_pdfminer():
         pages = [_read_page(page_objs[n - 1], n, rsrcmgr, laparams) for n in sample_pages(len(page_objs))]
     for page in pages:
         assert page.char_count > 0 and page.text.strip()
-        pos = 0
-        for run in page.runs:  # runs tile the page text and are maximal
-            assert run.start == pos and run.end > run.start
-            pos = run.end
-        assert pos == len(page.text)
-        for a, b in zip(page.runs, page.runs[1:]):
-            assert (a.render_mode, a.fill, a.font_size, a.outside_cropbox, a.alpha, a.covered_by_image) != \
-                   (b.render_mode, b.fill, b.font_size, b.outside_cropbox, b.alpha, b.covered_by_image)
+        check_runs(page)
         plain = extract_text(io.BytesIO(data), page_numbers=[page.number - 1], laparams=LAParams())[:-1]
         if page.text != plain:
             with creation_order_ties():
