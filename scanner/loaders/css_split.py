@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import tinycss2
 
 try:
-    from tinycss2.tokenizer import _consume_unicode_range, _consume_url
+    from tinycss2.tokenizer import _consume_ident, _consume_unicode_range, _consume_url
 except ImportError:  # pragma: no cover - another tinycss2: the caller parses whole sheets
-    _consume_url = _consume_unicode_range = None
+    _consume_ident = _consume_url = _consume_unicode_range = None
 
 EXACT_FOR = ("1.5.",)
 ENABLED = _consume_url is not None and tinycss2.__version__.startswith(EXACT_FOR)
@@ -123,9 +123,7 @@ def split(css: str) -> tuple[list[RawRule], int] | None:
             continue
         if kind == "call":                      # an ident and "(": a function, or a url token
             value = m.group("ident")
-            if "\\" in value:
-                from tinycss2.tokenizer import _consume_ident
-
+            if "\\" in value:                   # escapes: the name as tinycss2 decodes it
                 value = _consume_ident(css, tok_start)[0]
             if value.isascii() and value.lower() == "url":
                 q = _URL_WS.match(css, pos).end()
