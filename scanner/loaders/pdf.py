@@ -47,6 +47,7 @@ from pdfminer.pdftypes import resolve1
 from pdfminer.utils import apply_matrix_rect, decode_text
 
 from scanner.loaders import pdf_grouping as _grouping
+from scanner.loaders import pdfmemo as _pdfmemo
 from scanner.offsetmap import OffsetMap
 from scanner.units import Channel, Document, LoadError, TextUnit
 
@@ -714,7 +715,16 @@ def reading_pdf(data: bytes, budget: Optional[DecodeBudget] = None) -> Iterator[
 
 def load_pdf(data: bytes, path: str, budget: Optional[DecodeBudget] = None) -> Document:
     """Load a PDF's page text and metadata. Raises only LoadError (codes unparsed, encrypted,
-    format_tables_ocr, too_large). `budget` (default: DecodeBudget.for_file) bounds what its streams decode to."""
+    format_tables_ocr, too_large). `budget` (default: DecodeBudget.for_file) bounds what its streams decode to.
+    Within a run (`scanner.loaders.pdfmemo.active`) bytes loaded before under the default budget are not laid
+    out again."""
+    memo = _pdfmemo.current() if budget is None else None
+    if memo is not None:
+        return memo.load(data, path, lambda: _load_bounded(data, path, None))
+    return _load_bounded(data, path, budget)
+
+
+def _load_bounded(data: bytes, path: str, budget: Optional[DecodeBudget]) -> Document:
     with reading_pdf(data, budget) as budget:
         try:
             doc = _load(data, path)

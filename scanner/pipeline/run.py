@@ -13,6 +13,7 @@ from typing import Callable
 
 from scanner import workers
 from scanner.budget import Budget
+from scanner.loaders import pdfmemo
 from scanner.pipeline.files import FileScan, Job, scan_file
 from scanner.pipeline.result import ScanResult
 from scanner.pipeline.targets import Target, collect_targets
@@ -34,7 +35,13 @@ def scan_paths(scanner: Scanner, paths: list[Path], progress=None, jobs: int = 1
               classify=frozenset(classify) if classifier is not None else frozenset(), classifier=classifier)
     result = ScanResult()
     targets = collect_targets(paths)
-    outcomes = _outcomes(targets, job, jobs)
+    with pdfmemo.active():      # the same PDF under several names (a file, its recorded fetches) laid out once
+        _collect(result, targets, _outcomes(targets, job, jobs), progress, redactor)
+    return result
+
+
+def _collect(result: ScanResult, targets: list[Target], outcomes: Callable[[Target], FileScan], progress,
+             redactor: Redactor | None) -> None:
     for target in (progress(targets) if progress is not None else targets):
         outcome = outcomes(target)
         display = target.display
@@ -52,7 +59,6 @@ def scan_paths(scanner: Scanner, paths: list[Path], progress=None, jobs: int = 1
         if redactor is not None:
             result.plans.append(outcome.plan)
             result.redactable[display] = outcome.redactable or []
-    return result
 
 
 def plan_redactions(paths: list[Path], redactor: Redactor, provenance: str = "sha256") -> RedactPlan:
