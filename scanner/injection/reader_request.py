@@ -50,15 +50,24 @@ class ReaderRequest:
         self._empty = not patterns
 
     def holds(self, text: str, start: int = 0, end: int | None = None) -> bool:
-        """A request in `text[start:end]` (normalised text), matched in place: lookbehinds and clause starts
-        see the text before `start`."""
-        end = len(text) if end is None else end
-        return any(r.search(text, start, end) is not None for r in self._exact)
+        """A request inside `text[start:end]` (normalised text), matched in place: lookbehinds and clause starts
+        see the text before `start`, lookaheads the text after `end` (a window cut before «administrativo» does
+        not make «asistente» an AI), as the lexicon rules see the whole unit."""
+        return any(self._in(r, text, start, end) for r in self._exact)
 
     def holds_group(self, group: str, text: str, start: int = 0, end: int | None = None) -> bool:
         """`holds` for one of the groups."""
+        return self._in(self._exact[self.groups.index(group)], text, start, end)
+
+    @staticmethod
+    def _in(regex, text: str, start: int, end: int | None) -> bool:
         end = len(text) if end is None else end
-        return self._exact[self.groups.index(group)].search(text, start, end) is not None
+        for m in regex.finditer(text, start):
+            if m.start() >= end:
+                return False
+            if m.end() <= end and m.end() > m.start():
+                return True
+        return False
 
     def may_hold(self, text: str) -> bool:
         """False only when no part of `text` (folded) can hold a request: a superset of `holds`."""
