@@ -91,6 +91,13 @@ class ModelSpec(_Strict):
                                           "it holds one of `cued_by` (it addresses or instructs an AI reader, or "
                                           "tells the reader what to output)")
     cued_by: list[str] = Field(default_factory=list, description="The cues that make `cued_thresholds` apply")
+    request_thresholds: dict[str, float] = Field(
+        default_factory=dict, description="Per hidden channel group, the lower probability a window must reach when "
+                                          "it holds a reader request (a lexicon group of `request_by`: it tells the "
+                                          "reader how to reply, asks for its prompt or secrets, or speaks to it as an "
+                                          "AI); see scanner/injection/reader_request.py")
+    request_by: list[str] = Field(default_factory=list,
+                                  description="The lexicon groups that make `request_thresholds` apply")
 
     @field_validator("thresholds")
     @classmethod
@@ -133,6 +140,13 @@ class ModelSpec(_Strict):
                 raise ValueError(f"cued threshold of {g} must lie strictly between 0 and 1")
         if self.cued_thresholds and not self.cued_by:
             raise ValueError("cued_thresholds need `cued_by`: the cues that make them apply")
+        for g, t in self.request_thresholds.items():
+            if g not in GROUPS:
+                raise ValueError(f"request_thresholds: unknown channel group {g!r} (known: {', '.join(GROUPS)})")
+            if not 0.0 < t < 1.0:
+                raise ValueError(f"request threshold of {g} must lie strictly between 0 and 1")
+        if self.request_thresholds and not self.request_by:
+            raise ValueError("request_thresholds need `request_by`: the lexicon groups that make them apply")
         return self
 
     def cues_of_gate(self) -> dict[str, frozenset]:
@@ -315,16 +329,20 @@ def _apply_threshold_overrides(path: Path, rules: list[Rule]) -> list[Rule]:
         rule = by_id.get(rule_id)
         if rule is None or rule.match.model is None:
             raise RuleError(f"{path}: {rule_id} is not a learned rule of this scan")
-        # `cued.<group>` sets a cued threshold; a group whose plain threshold the pack sets without its cued one
-        # is judged by the pack's threshold alone (its cued threshold is dropped)
-        plain = {g: t for g, t in thresholds.items() if not g.startswith("cued.")}
+        # `cued.<group>` sets a cued threshold and `request.<group>` a request threshold; a group whose plain
+        # threshold the pack sets without its cued (request) one is judged by the pack's threshold alone (its cued
+        # and request thresholds are dropped)
+        plain = {g: t for g, t in thresholds.items() if not g.startswith(("cued.", "request."))}
         cued_set = {g[len("cued."):]: t for g, t in thresholds.items() if g.startswith("cued.")}
+        request_set = {g[len("request."):]: t for g, t in thresholds.items() if g.startswith("request.")}
         merged = {**rule.match.model.thresholds, **plain}
         cued = {g: t for g, t in rule.match.model.cued_thresholds.items() if g not in plain or g in cued_set}
         cued.update(cued_set)
+        request = {g: t for g, t in rule.match.model.request_thresholds.items() if g not in plain or g in request_set}
+        request.update(request_set)
         try:
             spec = ModelSpec.model_validate({**rule.match.model.model_dump(), "thresholds": merged,
-                                             "cued_thresholds": cued})
+                                             "cued_thresholds": cued, "request_thresholds": request})
         except ValidationError as exc:
             raise RuleError(_validation_message(path, exc)) from None
         new = rule.model_copy(update={"match": rule.match.model_copy(update={"model": spec})})

@@ -204,7 +204,7 @@ class InjectionScanner:
                 if learned:
                     from scanner.injection.learned import LearnedRule
 
-                    self.learned.append(LearnedRule(rule))
+                    self.learned.append(LearnedRule(rule, lexicon=lexicon))
                 continue
             if rule.match.scope == "block":
                 self.block_rules.append(rule)

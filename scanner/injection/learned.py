@@ -12,6 +12,11 @@ text: the channels where benign pages hold the most prose) also need one of the 
 earlier instructions, an override verb, role-play, chat tokens…) in the window. Hidden-ness of visible text and
 PDF runs is decided only for windows that score high enough to matter, with the same predicates as the
 lexicon rules (`css_hidden`, `pdf_invisible`).
+
+Two lower thresholds apply in hidden groups: `cued_thresholds` for a window holding a structural cue of
+`cued_by`, and `request_thresholds` for a window holding a reader request — a lexicon group of `request_by`
+(`reply_directive`, `secret_request`, `ai_address`; scanner/injection/reader_request.py). A window meets the
+lowest threshold it qualifies for.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from scanner.injection import features as F
 from scanner.injection import model as M
 from scanner.injection.engine import EVIDENCE_MAX, Block, InjectionScanner, _separator
 from scanner.injection.predicates import css_hidden, pdf_invisible
+from scanner.injection.reader_request import ReaderRequest, builtin
 from scanner.normalize import Normalized, normalize
 from scanner.units import Channel, Document
 
@@ -174,7 +180,7 @@ def covered_units(win: Window) -> list[int]:
 class LearnedRule:
     """Runs one model rule over a document."""
 
-    def __init__(self, rule, load: bool = True):
+    def __init__(self, rule, load: bool = True, lexicon=None):
         self.rule = rule
         spec = rule.match.model
         self.spec = spec
@@ -194,6 +200,16 @@ class LearnedRule:
         self.gate_cues = frozenset().union(*self.gate_cues_of.values()) if self.gate_cues_of else frozenset()
         self.cued_logit = {g: M.logit(t) for g, t in spec.cued_thresholds.items()}
         self.cued_by = frozenset(spec.cued_by)
+        self.request_logit = {g: M.logit(t) for g, t in spec.request_thresholds.items()}
+        self.request: ReaderRequest | None = None
+        if spec.request_by:
+            from scanner.rulepack import RuleError
+
+            try:
+                self.request = (builtin(tuple(spec.request_by)) if lexicon is None
+                                else ReaderRequest(lexicon, tuple(spec.request_by)))
+            except RuleError as exc:
+                raise RuleError(f"{rule.source}: {exc}") from None
 
     @property
     def model(self) -> M.Model:
@@ -204,17 +220,30 @@ class LearnedRule:
     def threshold(self, group: str) -> float:
         return self.logit.get(group, self.logit["default"])
 
-    def lowest(self, group: str) -> float:
-        """The lowest threshold a window of `group` can meet: the cued one when the group has it."""
+    def cued_lowest(self, group: str) -> float:
+        """The lowest threshold a window of `group` can meet without a reader request: the cued one when the
+        group has it."""
         t = self.threshold(group)
         return min(t, self.cued_logit[group]) if group in self.cued_logit else t
 
-    def threshold_of(self, group: str, cues) -> float:
-        """The threshold of a window of `group` holding `cues` (its `window_cues`)."""
+    def lowest(self, group: str) -> float:
+        """The lowest threshold a window of `group` can meet: the cued or the request one when the group has them."""
+        t = self.cued_lowest(group)
+        return min(t, self.request_logit[group]) if group in self.request_logit and self.request else t
+
+    def threshold_of(self, group: str, cues, request: bool = False) -> float:
+        """The threshold of a window of `group` holding `cues` (its `window_cues`) and, with `request`, a reader
+        request (`has_request`)."""
         t = self.threshold(group)
         if group in self.cued_logit and cues & self.cued_by:
-            return min(t, self.cued_logit[group])
+            t = min(t, self.cued_logit[group])
+        if request and group in self.request_logit:
+            t = min(t, self.request_logit[group])
         return t
+
+    def has_request(self, win: "Window") -> bool:
+        """The window's span holds a reader request (searched in place in its item's text)."""
+        return self.request is not None and self.request.holds(win.item.norm.text, win.start, win.end)
 
     def scan(self, doc: Document) -> list[Finding]:
         items = collect(doc, self.channels)
@@ -251,7 +280,9 @@ class LearnedRule:
             if w.score < self.lowest(group):
                 continue
             cues = window_cues(w) if group in self.gate or group in self.cued_logit else frozenset()
-            if w.score < self.threshold_of(group, cues):
+            t = self.threshold_of(group, cues)
+            if w.score < t and not (group in self.request_logit and w.score >= self.request_logit[group]
+                                    and self.has_request(w)):
                 continue
             if group in self.gate and not (cues & self.gate_cues_of[group]):
                 continue
@@ -292,13 +323,19 @@ class LearnedRule:
             return None
         prob = float(M.sigmoid(best.score))
         found = window_cues(best)
-        threshold = float(M.sigmoid(self.threshold_of(group, found)))
+        request = group in self.request_logit and self.has_request(best)
+        threshold = float(M.sigmoid(self.threshold_of(group, found, request)))
         terms = M.explain(self.model, best.prepared)
         concepts = M.explain_concepts(self.model, best.prepared)
         cues = sorted(found)
         cued = self.threshold_of(group, found) < self.threshold(group)
+        requested = self.threshold_of(group, found, request) < self.threshold_of(group, found)
         why = f"score {prob:.2f} ≥ {threshold:.2f} for {group.replace('_', '-')} text"
-        if cued:
+        if requested:
+            why += " that asks its reader for something (a reader request: " + ", ".join(
+                g.replace("_", " ") for g in self.request.groups
+                if self.request.holds_group(g, item.norm.text, best.start, best.end)) + ")"
+        elif cued:
             why += " that speaks to an AI reader or sets its output (" + ", ".join(
                 c.replace("_", " ") for c in sorted(found & self.cued_by)) + ")"
         if terms:
@@ -313,6 +350,7 @@ class LearnedRule:
         finding.vector = GROUP_VECTOR[group]
         finding.extra["model"] = {"score": round(prob, 4), "threshold": round(threshold, 4), "group": group,
                                   "top_terms": [[t, v] for t, v in terms], "cues": cues, "cued": cued,
+                                  "request": requested,
                                   "concepts": [[t, v] for t, v in concepts]}
         return finding
 

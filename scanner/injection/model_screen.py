@@ -8,6 +8,10 @@ them with the same model, against each group's threshold lowered by `MARGIN` log
 a text slightly differently from the loader). Visible and CSS-hidden text count only with a gate cue: when no
 gate cue appears anywhere on the page, nothing there can fire; when one does, the paragraphs holding one are
 scored too. A page passes (takes the full load) when any window comes within the margin of its threshold.
+
+A window holding a reader request meets its group's lower `request_thresholds` (scanner/injection/reader_request.py).
+The screen cannot cut exact windows, so it asks the page as a whole: when the relaxed request test (a superset)
+finds one anywhere in the folded page, every window is held to its group's lowest threshold.
 """
 
 from __future__ import annotations
@@ -151,9 +155,14 @@ class ModelScreen:
             cands = self.candidates(text, body, gate_hit)
             if not cands:
                 continue
+            # a reader request anywhere on the page (relaxed: a superset of the rule's in-place test of a window)
+            # holds every window to its group's lowest threshold, the request one included
+            request_hit = bool(rule.request_logit) and rule.request is not None and any(
+                rule.request.may_hold(" ".join(t.split())) for t in (folded, joined))
+            base = rule.lowest if request_hit else rule.threshold
             # each gated group's limits and cues: a paragraph window counts for a group when it holds one of them,
             # at the group's cued limit when it also holds a cue of `cued_by`
-            gated = [(rule.threshold(g) - MARGIN, rule.lowest(g) - MARGIN, rule.gate_cues_of[g])
+            gated = [(base(g) - MARGIN, rule.cued_lowest(g) - MARGIN, rule.gate_cues_of[g])
                      for g in sorted(rule.gate)]
             cued_by = rule.cued_by
             # each distinct text once, with the lowest limits of the groups it stands in (plain, and with a cue)
@@ -166,7 +175,7 @@ class ModelScreen:
                     if gated:
                         gated_raw.add(raw)
                     continue
-                lim = (rule.threshold(group) - MARGIN, rule.lowest(group) - MARGIN)
+                lim = (base(group) - MARGIN, rule.cued_lowest(group) - MARGIN)
                 old = limit_of.get(raw)
                 limit_of[raw] = lim if old is None else (min(old[0], lim[0]), min(old[1], lim[1]))
             raws = list(limit_of) + sorted(r for r in gated_raw if r not in limit_of)
@@ -200,7 +209,7 @@ class ModelScreen:
                     for lim, low, need in gated:
                         if not cues & need:
                             continue
-                        lim = low if cues & cued_by else lim
+                        lim = min(lim, low) if cues & cued_by else lim
                         if lim < limits.get(p, float("inf")):
                             limits[p] = lim
             if not limits:

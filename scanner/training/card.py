@@ -61,10 +61,12 @@ def write_bench_section(path: Path, body: str) -> None:
 
 
 def write_card(path: Path, header: dict, thresholds: dict, cv: dict, size: int, digest: str,
-               cued: dict | None = None) -> None:
+               cued: dict | None = None, request: dict | None = None) -> None:
     inputs = "\n".join(f"| `{name}` | `{h}` |" for name, h in header["inputs"].items())
     th = "\n".join(f"| {g} | {t} |" for g, t in thresholds.items())
     cued_rows = "\n".join(f"| {g} | {thresholds.get(g, thresholds['default'])} | {t} |" for g, t in (cued or {}).items())
+    request_rows = "\n".join(f"| {g} | {thresholds.get(g, thresholds['default'])} | {(cued or {}).get(g, '—')} | {t} |"
+                             for g, t in (request or {}).items())
     pos = "\n".join(f"| {k} | {v} |" for k, v in cv["positive_windows_over_comment_threshold"].items())
     neg = "\n".join(f"| {k} | {v} |" for k, v in cv["benign_windows_over_their_threshold"].items())
     text = f"""# Model card: INJ015, the learned injection detector
@@ -133,6 +135,21 @@ that sets a group's plain threshold alone drops its cued one).
 | group | plain | cued |
 |---|---|---|
 {cued_rows}
+
+## Request thresholds (hidden groups: a window that asks its reader for something)
+
+In a hidden group, a window holding a reader request — a lexicon group of the rule's `request_by`: it tells the
+reader how to answer or reply (`reply_directive`), asks for its prompt, keys, credentials or the conversation
+(`secret_request`) or speaks to it as an AI (`ai_address`); `scanner/injection/reader_request.py` — meets the
+request threshold. One level for all these groups, chosen from the same out-of-fold scores: the lowest at which no
+benign window holding a request is flagged on top of what the plain and cued thresholds flag (training pages
+not already flagged, benign instruction-like texts, the corpus's benign windows), plus 0.25 logits; capped at
+the group's cued (else plain) threshold, never below 0.5. Override them in a rule pack with `request.<group>` in
+`model-thresholds.yaml` (a pack that sets a group's plain threshold alone drops its request one).
+
+| group | plain | cued | request |
+|---|---|---|---|
+{request_rows}
 
 ## Cross-validation at these thresholds
 

@@ -251,6 +251,73 @@ def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds:
     return out
 
 
+REQUEST_GROUPS = ("comment", "attribute", "meta", "json_ld", "css_hidden")
+MIN_REQUEST_THRESHOLD = 0.5
+
+
+def request_flags(material: T.Material, rule) -> list[bool]:
+    """Each row's window holds a reader request (`rule.request`, on its prepared text: a window cut inside a
+    sentence reads as opening a clause here, so training sees a request at least wherever the scan does)."""
+    if rule.request is None:
+        return [False] * len(material.rows)
+    return [rule.request.holds(r.prepared) for r in material.rows]
+
+
+def choose_request_thresholds(material: T.Material, scores: np.ndarray, thresholds: dict, cued: dict, rule,
+                              verbose: bool = False) -> dict:
+    """One lower threshold for the hidden groups, applied to windows holding a reader request (`request_by`), from
+    out-of-fold scores: the lowest level at which no benign window holding a request is flagged on top of what the
+    plain and cued thresholds flag — on the training pages (pages already flagged by those excepted), the benign
+    instruction-like texts and the corpus's benign windows — plus THRESHOLD_MARGIN logits; capped at each group's
+    cued (else plain) threshold, never below MIN_REQUEST_THRESHOLD."""
+    if rule.request is None:
+        return {}
+    requested = request_flags(material, rule)
+    cues_of = F.cues_of([r.prepared for r in material.rows])
+    cued_by = set(rule.cued_by)
+    plain = {g: M.logit(thresholds.get(g, thresholds["default"])) for g in REQUEST_GROUPS}
+    cued_l = {g: M.logit(cued[g]) if g in cued else plain[g] for g in REQUEST_GROUPS}
+    gate = {g: set(rule.gate_cues_of.get(g, ())) for g in rule.gate}
+
+    def effective(g, c):
+        return min(plain[g], cued_l[g]) if c & cued_by else plain[g]
+
+    flagged0: set[str] = set()
+    page_best: dict[str, float] = {}
+    benign_best = -np.inf
+    pos: list[tuple[float, float]] = []
+    n_benign_requests = 0
+    for r, s, c, q in zip(material.rows, scores, cues_of, requested):
+        s = float(s)
+        if r.label:
+            if r.source != "templates" and q:
+                pos.append((s, min(effective(g, c) for g in REQUEST_GROUPS)))
+            continue
+        if r.source == "benign-pages" and r.group:
+            g = r.group
+            if g in gate and not c & gate[g]:
+                continue
+            eff = effective(g, c) if g in plain else M.logit(thresholds.get(g, thresholds["default"]))
+            if s >= eff:
+                flagged0.add(r.page)
+            elif g in plain and q:
+                n_benign_requests += 1
+                page_best[r.page] = max(page_best.get(r.page, -np.inf), s)
+        elif (r.source in PROMPT_SOURCES or r.source == "corpus") and q:
+            n_benign_requests += 1
+            if s < min(effective(g, c) for g in REQUEST_GROUPS):
+                benign_best = max(benign_best, s)
+    pages_best = max((v for p, v in page_best.items() if p not in flagged0), default=-np.inf)
+    level = max(pages_best + THRESHOLD_MARGIN, benign_best + THRESHOLD_MARGIN, M.logit(MIN_REQUEST_THRESHOLD))
+    out = {g: round(float(M.sigmoid(min(level, cued_l[g], plain[g]))), 4) for g in REQUEST_GROUPS}
+    if verbose:
+        gained = sum(1 for s, eff in pos if level <= s < eff)
+        print(f"request thresholds: {n_benign_requests} benign windows hold a request (best out of fold: page "
+              f"{M.sigmoid(pages_best):.4f}, text {M.sigmoid(benign_best):.4f}); {len(pos)} attack windows hold one, "
+              f"{gained} of them newly over the threshold: {out}", flush=True)
+    return out
+
+
 def cv_summary(material: T.Material, scores: np.ndarray, thresholds: dict, rule) -> dict:
     """Out-of-fold figures at the chosen thresholds: recall of each source's windows as a comment would judge
     them, and benign windows over the threshold of their group, by group."""

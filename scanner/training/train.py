@@ -256,15 +256,15 @@ def train_bytes(material: Material, seed: int = SEED, header: dict | None = None
     return M.dump_model(weights, bias, header or {})
 
 
-def write_thresholds(path: Path, thresholds: dict, cued: dict | None = None) -> None:
-    """Replace the `thresholds:` (and `cued_thresholds:`) blocks of the rule YAML (comments and everything else
-    kept)."""
+def write_thresholds(path: Path, thresholds: dict, cued: dict | None = None, request: dict | None = None) -> None:
+    """Replace the `thresholds:` (and `cued_thresholds:`, `request_thresholds:`) blocks of the rule YAML (comments
+    and everything else kept)."""
     import re
 
     from scanner.atomic import atomic_write_text
 
     text = path.read_text(encoding="utf-8")
-    for key, values in (("thresholds", thresholds), ("cued_thresholds", cued)):
+    for key, values in (("thresholds", thresholds), ("cued_thresholds", cued), ("request_thresholds", request)):
         if values is None:
             continue
         block = f"    {key}:\n" + "".join(f"      {g}: {t}\n" for g, t in values.items())
@@ -294,6 +294,7 @@ def main(argv=None) -> int:
     oof = E.oof_scores(material, args.folds, args.seed)
     thresholds = E.choose_thresholds(material, oof, set(rule.gate), rule.gate_cues_of, verbose=True)
     cued = E.choose_cued_thresholds(material, oof, thresholds, rule, verbose=True)
+    request = E.choose_request_thresholds(material, oof, thresholds, cued, rule, verbose=True)
     cv = E.cv_summary(material, oof, thresholds, rule)
     header = {"seed": args.seed, "folds": args.folds, "C": C if FAMILY == "lr" else SVM_C, "family": FAMILY,
               "positive_weight": POSITIVE_WEIGHT, "source_weight": SOURCE_WEIGHT,
@@ -304,11 +305,11 @@ def main(argv=None) -> int:
 
     atomic_write_bytes(args.out, data)
     if args.out == MODEL_FILE:
-        write_thresholds(RULE_FILE, thresholds, cued)
+        write_thresholds(RULE_FILE, thresholds, cued, request)
         write_card(MODEL_FILE.parent / "MODEL_CARD.md", header, thresholds, cv, len(data),
-                   hashlib.sha256(data).hexdigest(), cued)
+                   hashlib.sha256(data).hexdigest(), cued, request)
     print(f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
-    print("thresholds:", json.dumps(thresholds), "cued:", json.dumps(cued))
+    print("thresholds:", json.dumps(thresholds), "cued:", json.dumps(cued), "request:", json.dumps(request))
     print(json.dumps(cv, indent=1))
     return 0
 
