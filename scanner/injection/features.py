@@ -181,12 +181,14 @@ def _cue_matchers():
     try:  # the same linear-time engine as the prefilter's; the standard library's when google-re2 is missing
         import re2 as _re2  # type: ignore
 
-        any_cue = _re2.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
+        options = _re2.Options()
+        options.max_mem = 256 << 20      # room for the DFA (with the default 8 MB it fell back to the NFA)
+        any_cue = _re2.compile("|".join(f"(?:{rx})" for rx in CUES.values()), options)
         # Which cues a text holds, all in one linear pass. RE2 and `re` differ only on what counts as a word or
         # a space character beyond ASCII (\b, \w, \s); on text with no such character («», ¿, ¡, …, € are fine)
         # the set's answer is `re`'s. Texts with one (ñ, 日本, a non-breaking space) are searched with `re`, cue
         # by cue.
-        cue_set = _re2.Set.SearchSet(_re2.Options())
+        cue_set = _re2.Set.SearchSet(options)
         for rx in CUES.values():
             cue_set.Add(rx)
         cue_set.Compile()
