@@ -322,3 +322,25 @@ def test_the_screens_re2_patterns_have_room_for_their_dfa():
     rule = PREFILTER.model_screen.rules[0]
     assert MS._gate_regex(rule.gate_cues).options.max_mem == MS.RE2_MAX_MEM == 256 << 20
     assert F._cue_matchers()[0].options.max_mem == 256 << 20
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(PHRASES), st.sampled_from(['<p>{}</p>', '<div data-x="{}">x</div>', '<!-- {} -->']))
+def test_a_base64_encoded_phrase_passes_the_screen(phrase, wrapper):
+    """Text decoded from base64 is searched with every group's patterns (built on first use)."""
+    import base64
+
+    blob = base64.b64encode(("Nota: " + phrase).encode("utf-8")).decode("ascii")
+    page = f"<html><body><p>Una página sobre farmacias.</p>{wrapper.format(blob)}</body></html>"
+    assert PREFILTER.may_hold_injection(page)
+
+
+def test_the_decoded_union_is_built_on_first_use():
+    from scanner.injection.prefilter import Prefilter
+    from scanner.injection.signals import GATE_EXEMPT
+
+    pf = Prefilter(LEXICON, GATE_EXEMPT)
+    assert pf._decoded_rx is None
+    assert pf.decoded_regex() is not None and pf.decoded_regex() is pf._decoded_rx
+    assert pf.decoded_regex().pattern == "|".join(
+        f"(?:{relax(p)})" for g in LEXICON.groups.values() for p in g.patterns)
