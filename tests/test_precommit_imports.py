@@ -75,3 +75,16 @@ def test_injection_scan_does_not_import(probe, name):
 @pytest.mark.parametrize("model", [f"{m}.{c}" for m, c in DEFERRED_MODELS])
 def test_injection_scan_does_not_build_suppression_models(probe, model):
     assert probe["built"][model] is False
+
+
+def test_the_cues_re_patterns_stay_uncompiled_on_folded_text():
+    """The per-cue `re` patterns are for prepared texts with a non-ASCII word or space character only: the
+    example pages' windows, all folded, never need them (their cues still come out of the RE2 set)."""
+    code = ("import sys; from pathlib import Path; from scanner.scan import Scanner; "
+            "from scanner.pipeline.run import scan_paths; from scanner.injection import features as F; "
+            "r = scan_paths(Scanner(('injection',)), [Path(sys.argv[1])]); "
+            "print(F._cue_matchers.cache_info().currsize, F._cue_res.cache_info().currsize, len(r.findings))")
+    page = REPO / "fixtures" / "web-search" / "_shared" / "html" / "inj-html-comment.html"
+    out = subprocess.run([sys.executable, "-c", code, str(page)], cwd=REPO, capture_output=True, text=True,
+                         timeout=300).stdout.split()
+    assert out[:2] == ["1", "0"] and int(out[2]) > 0, out

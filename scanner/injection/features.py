@@ -176,8 +176,8 @@ _WIDE_WORD_OR_SPACE = re.compile(r"(?=[^\x00-\x7f])[\w\s]")
 
 @lru_cache(maxsize=None)
 def _cue_matchers():
-    """(the union of the cues, the RE2 set of them or None, each cue alone with `re`), compiled on first use:
-    about 40 ms of a cold start that a scan whose pages the prefilter screens out never needs."""
+    """(the union of the cues, the RE2 set of them or None), compiled on first use (a scan whose pages hold no
+    window to score never needs them)."""
     try:  # the same linear-time engine as the prefilter's; the standard library's when google-re2 is missing
         import re2 as _re2  # type: ignore
 
@@ -195,7 +195,15 @@ def _cue_matchers():
     except Exception:  # pragma: no cover
         any_cue = re.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
         cue_set = None
-    return any_cue, cue_set, {name: re.compile(rx) for name, rx in CUES.items()}
+    return any_cue, cue_set
+
+
+@lru_cache(maxsize=None)
+def _cue_res() -> dict:
+    """Each cue alone with `re`, compiled on first use: only a prepared text that still holds a non-ASCII word
+    or space character needs them (none of the example tree's nor the real pages' does: folding took their
+    accents), and compiling the 22 patterns took 20-30 ms of CPU in every cold scan."""
+    return {name: re.compile(rx) for name, rx in CUES.items()}
 
 
 _SEP = "\x00"
@@ -317,7 +325,7 @@ def cues_of(prepared: list[str]) -> list[set[str]]:
     # by cue (one cue's match never hides another's), so a text's cues are the same in any batch.
     joined = _CUE_SEP.join(prepared)
     starts = np.cumsum([0] + [len(p) + len(_CUE_SEP) for p in prepared[:-1]])
-    any_cue, cue_set, cue_rx = _cue_matchers()
+    any_cue, cue_set = _cue_matchers()
     hit: set[int] = set()
     for m in any_cue.finditer(joined):
         hit.add(int(np.searchsorted(starts, m.start(), side="right")) - 1)
@@ -327,7 +335,7 @@ def cues_of(prepared: list[str]) -> list[set[str]]:
         if cue_set is not None and (text.isascii() or not _WIDE_WORD_OR_SPACE.search(text)):
             out[i].update(CUE_NAMES[k] for k in (cue_set.Match(text) or ()))
             continue
-        for name, rx in cue_rx.items():
+        for name, rx in _cue_res().items():
             if rx.search(text):
                 out[i].add(name)
     return out
