@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
+from scanner import secret_keywords
 from scanner.evidence import REPLACEMENT_EMAIL, REPLACEMENT_PHONE, REPLACEMENT_SECRET, mask
 
 # Could a personal datum be in there? An at-sign (also `%40`) or its spellings; else the shapes: six digits in
@@ -69,6 +70,7 @@ class _Detectors:
         self._pii = None
         self._recognizers = None
         self._any = None
+        self._keywords = False            # not read yet
 
     def secrets(self):
         if self._secrets is None:
@@ -103,14 +105,27 @@ class _Detectors:
 
     def any_gate(self):
         if self._any is None:
-            self._any = _any_gate(self.secrets()._gate)
+            self._any = _any_gate(self.keyword_gate())
         return self._any
+
+    def keyword_gate(self):
+        """The secret scanner's prefilter (`SecretScanner._gate`: its rules' keywords), from the keywords read
+        off the rule files (scanner.secret_keywords) without building the scanner; None: no keywords."""
+        if self._keywords is False:
+            words = secret_keywords.keywords()
+            if words is None:                # a rule file it cannot read: the scanner's own gate
+                self._keywords = self.secrets()._gate
+            else:
+                from scanner import rx
+
+                self._keywords = rx.compile("|".join(map(re.escape, words))) if words else None
+        return self._keywords
 
     def secret_gate(self, text: str) -> bool:
         """Could a secret rule fire on this text? (`name=value` for parameters, else the rules' own keywords.)"""
         if "=" in text and _PARAMETER.search(text):
             return True
-        gate = self.secrets()._gate
+        gate = self.keyword_gate()
         return gate is not None and gate.search(text.lower()) is not None
 
 

@@ -3,6 +3,7 @@ the whole-sheet parse gives it (scanner/loaders/css_split.py, css.SheetIndex).""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,15 @@ def test_deep_nesting_parses_the_whole_sheet_as_before():
             el = Element(0, tag, {}, None, 0, 0)
             assert C.cascade(el, index, []) == C.cascade(el, _old_index([deep, "p{color:red}"]), [])
     assert S_DEPTH > 1
+
+
+@pytest.mark.parametrize("negated, positive", [
+    (S._NAME_START_CLASS, r"[A-Za-z_\x80-\U0010FFFF]"),
+    (S._NAME_CHAR_CLASS, r"[A-Za-z_\x80-\U0010FFFF0-9\-]"),
+    (S._IDENT_SECOND_CLASS, r"[A-Za-z_\x80-\U0010FFFF\-]"),
+])
+def test_negated_name_classes_equal_their_positive_spelling(negated, positive):
+    """The name classes are written negated only because `re` compiles them faster so: on every code point
+    (surrogates included) each matches exactly the characters its positive spelling matches."""
+    every = "".join(map(chr, range(0x110000)))
+    assert [m.start() for m in re.finditer(negated, every)] == [m.start() for m in re.finditer(positive, every)]

@@ -270,3 +270,77 @@ def test_relaxed_gate_cues_match_wherever_a_window_has_a_gate_cue(text, cut, bef
         if window_cues(Window(item, s, e, p)) & rule.gate_cues:
             assert rx.search(folded) is not None, (s, e, p[:80])
             break
+
+
+def _candidates_one_match_at_a_time(body: str) -> list[tuple[str, str]]:
+    """The screen's reading of tag attributes as it was written before `findall`: one match object at a time,
+    the value from whichever group matched (None for the others)."""
+    import html as _html
+
+    from scanner.injection import model_screen as MS
+    from scanner.loaders.html import TEXT_ATTRIBUTES
+
+    out = []
+    for m in MS._TAG.finditer(body):
+        tag, attrs = m.group(1).lower(), m.group(2)
+        if "=" not in attrs:
+            continue
+        for a in MS._ATTR.finditer(attrs):
+            name = a.group(1).lower()
+            if name in TEXT_ATTRIBUTES or name.startswith("data-") or name == "content":
+                value = a.group(2) if a.group(2) is not None else a.group(3) if a.group(3) is not None else a.group(4)
+                out.append(("meta" if tag == "meta" else "attribute", _html.unescape(value)))
+    return out
+
+
+def _screen_attributes(body: str) -> list[tuple[str, str]]:
+    return [c for c in PREFILTER.model_screen.candidates(body, body, False) if c[0] in ("meta", "attribute")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "META", "img", "div", "x-y"]),
+                          st.sampled_from(["alt", "TITLE", "content", "data-x", "href", "value", "name"]),
+                          st.sampled_from(['"{}"', "'{}'", "{}", '""', "''", '"{}" ', " = '{}'"]),
+                          st.text(alphabet="ab &amp;<>=\"'/ é", max_size=8)), max_size=5))
+def test_the_screens_attribute_reading_is_the_match_by_match_one(tags):
+    body = "".join(f"<{t} {n}{'=' if not q.startswith(' =') else ''}{q.format(v)}>x</{t}>" for t, n, q, v in tags)
+    assert _screen_attributes(body) == _candidates_one_match_at_a_time(body)
+
+
+def test_the_screens_attribute_reading_on_the_real_pages():
+    for p in require_realdata("html"):
+        body = p.read_text(encoding="utf-8", errors="replace")
+        assert _screen_attributes(body) == _candidates_one_match_at_a_time(body), p.name
+
+
+def test_the_screens_re2_patterns_have_room_for_their_dfa():
+    """The gate and cue patterns run with the prefilter's memory budget (with RE2's default 8 MB the DFA's
+    state cache filled on the real pages and searches fell back to the NFA: the same answers, ~10x slower)."""
+    from scanner.injection import features as F
+    from scanner.injection import model_screen as MS
+
+    rule = PREFILTER.model_screen.rules[0]
+    assert MS._gate_regex(rule.gate_cues).options.max_mem == MS.RE2_MAX_MEM == 256 << 20
+    assert F._cue_matchers()[0].options.max_mem == 256 << 20
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(PHRASES), st.sampled_from(['<p>{}</p>', '<div data-x="{}">x</div>', '<!-- {} -->']))
+def test_a_base64_encoded_phrase_passes_the_screen(phrase, wrapper):
+    """Text decoded from base64 is searched with every group's patterns (built on first use)."""
+    import base64
+
+    blob = base64.b64encode(("Nota: " + phrase).encode("utf-8")).decode("ascii")
+    page = f"<html><body><p>Una página sobre farmacias.</p>{wrapper.format(blob)}</body></html>"
+    assert PREFILTER.may_hold_injection(page)
+
+
+def test_the_decoded_union_is_built_on_first_use():
+    from scanner.injection.prefilter import Prefilter
+    from scanner.injection.signals import GATE_EXEMPT
+
+    pf = Prefilter(LEXICON, GATE_EXEMPT)
+    assert pf._decoded_rx is None
+    assert pf.decoded_regex() is not None and pf.decoded_regex() is pf._decoded_rx
+    assert pf.decoded_regex().pattern == "|".join(
+        f"(?:{relax(p)})" for g in LEXICON.groups.values() for p in g.patterns)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -170,22 +171,41 @@ N_CONCEPT_FEATURES = _NC + _NC * _NC + _NC * _NC * _NC
 N_FEATURES = CONCEPT_BASE + N_CONCEPT_FEATURES
 # A concept gram's feature value, divided by the square root of the text's number of distinct concept grams.
 CONCEPT_VALUE = float(os.environ.get("CENTINELA_CONCEPT_VALUE", "1.0"))
-try:  # the same linear-time engine as the prefilter's; the standard library's when google-re2 is missing
-    import re2 as _re2  # type: ignore
-
-    _ANY_CUE = _re2.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
-    # Which cues a text holds, all in one linear pass. RE2 and `re` differ only on what counts as a word or a
-    # space character beyond ASCII (\b, \w, \s); on text with no such character («», ¿, ¡, …, € are fine) the set's
-    # answer is `re`'s. Texts with one (ñ, 日本, a non-breaking space) are searched with `re`, cue by cue.
-    _CUE_SET = _re2.Set.SearchSet(_re2.Options())
-    for _rx in CUES.values():
-        _CUE_SET.Add(_rx)
-    _CUE_SET.Compile()
-except Exception:  # pragma: no cover
-    _ANY_CUE = re.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
-    _CUE_SET = None
-_CUE_RX = {name: re.compile(rx) for name, rx in CUES.items()}
 _WIDE_WORD_OR_SPACE = re.compile(r"(?=[^\x00-\x7f])[\w\s]")
+
+
+@lru_cache(maxsize=None)
+def _cue_matchers():
+    """(the union of the cues, the RE2 set of them or None), compiled on first use (a scan whose pages hold no
+    window to score never needs them)."""
+    try:  # the same linear-time engine as the prefilter's; the standard library's when google-re2 is missing
+        import re2 as _re2  # type: ignore
+
+        options = _re2.Options()
+        options.max_mem = 256 << 20      # room for the DFA (with the default 8 MB it fell back to the NFA)
+        any_cue = _re2.compile("|".join(f"(?:{rx})" for rx in CUES.values()), options)
+        # Which cues a text holds, all in one linear pass. RE2 and `re` differ only on what counts as a word or
+        # a space character beyond ASCII (\b, \w, \s); on text with no such character («», ¿, ¡, …, € are fine)
+        # the set's answer is `re`'s. Texts with one (ñ, 日本, a non-breaking space) are searched with `re`, cue
+        # by cue.
+        cue_set = _re2.Set.SearchSet(options)
+        for rx in CUES.values():
+            cue_set.Add(rx)
+        cue_set.Compile()
+    except Exception:  # pragma: no cover
+        any_cue = re.compile("|".join(f"(?:{rx})" for rx in CUES.values()))
+        cue_set = None
+    return any_cue, cue_set
+
+
+@lru_cache(maxsize=None)
+def _cue_res() -> dict:
+    """Each cue alone with `re`, compiled on first use: only a prepared text that still holds a non-ASCII word
+    or space character needs them (none of the example tree's nor the real pages' does: folding took their
+    accents), and compiling the 22 patterns took 20-30 ms of CPU in every cold scan."""
+    return {name: re.compile(rx) for name, rx in CUES.items()}
+
+
 _SEP = "\x00"
 _CUE_SEP = "\x00\n"
 _MIN_WORD_CODE = 128     # every code point from here on counts as a letter (after folding, mostly letters)
@@ -305,16 +325,17 @@ def cues_of(prepared: list[str]) -> list[set[str]]:
     # by cue (one cue's match never hides another's), so a text's cues are the same in any batch.
     joined = _CUE_SEP.join(prepared)
     starts = np.cumsum([0] + [len(p) + len(_CUE_SEP) for p in prepared[:-1]])
+    any_cue, cue_set = _cue_matchers()
     hit: set[int] = set()
-    for m in _ANY_CUE.finditer(joined):
+    for m in any_cue.finditer(joined):
         hit.add(int(np.searchsorted(starts, m.start(), side="right")) - 1)
         hit.add(int(np.searchsorted(starts, max(m.end() - 1, m.start()), side="right")) - 1)
     for i in sorted(hit):
         text = prepared[i]
-        if _CUE_SET is not None and (text.isascii() or not _WIDE_WORD_OR_SPACE.search(text)):
-            out[i].update(CUE_NAMES[k] for k in (_CUE_SET.Match(text) or ()))
+        if cue_set is not None and (text.isascii() or not _WIDE_WORD_OR_SPACE.search(text)):
+            out[i].update(CUE_NAMES[k] for k in (cue_set.Match(text) or ()))
             continue
-        for name, rx in _CUE_RX.items():
+        for name, rx in _cue_res().items():
             if rx.search(text):
                 out[i].add(name)
     return out

@@ -111,19 +111,29 @@ class Prefilter:
             from scanner.injection.model_screen import ModelScreen
 
             self.model_screen = ModelScreen(learned)
-        patterns = [relax(p) for name, g in lexicon.groups.items() if name not in exempt for p in g.patterns]
+        relaxed = {name: [relax(p) for p in g.patterns] for name, g in lexicon.groups.items()}
+        patterns = [p for name, ps in relaxed.items() if name not in exempt for p in ps]
         options = re2.Options()
         options.max_mem = 256 << 20
         try:
             self.regex = re2.compile("|".join(f"(?:{p})" for p in patterns), options)
         except Exception:  # a pattern RE2 cannot express: stay exact, take the full path everywhere
             self.regex = None
+        # Every group (the exempt ones too) for text decoded from base64: compiled on first use, as few pages hold
+        # a printable base64 blob (its compile was about 16 ms of CPU of every scan's start). A union RE2 cannot build lets every
+        # such blob pass (the page takes the full load), as no screen at all would.
+        self._decoded_pattern = "|".join(f"(?:{p})" for ps in relaxed.values() for p in ps)
+        self._decoded_options = options
         self._decoded_rx = None
-        try:
-            self._decoded_rx = re2.compile("|".join(
-                f"(?:{relax(p)})" for g in lexicon.groups.values() for p in g.patterns), options)
-        except Exception:
-            self.regex = None
+
+    def decoded_regex(self):
+        """The union of every group's relaxed patterns (None: RE2 cannot build it)."""
+        if self._decoded_rx is None:
+            try:
+                self._decoded_rx = re2.compile(self._decoded_pattern, self._decoded_options)
+            except Exception:
+                self._decoded_rx = False
+        return self._decoded_rx or None
 
     @property
     def enabled(self) -> bool:
@@ -170,7 +180,8 @@ class Prefilter:
             except (binascii.Error, ValueError, UnicodeDecodeError):
                 continue
             if decoded and sum(c.isprintable() or c.isspace() for c in decoded) >= 0.95 * len(decoded):
-                if self._decoded_rx is None or self._decoded_rx.search(fold_page(decoded)):
+                decoded_rx = self.decoded_regex()
+                if decoded_rx is None or decoded_rx.search(fold_page(decoded)):
                     return True
         return False
 

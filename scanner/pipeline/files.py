@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from scanner.budget import Budget, memory_message, timeout_message
 from scanner.fingerprint import github_text
 from scanner.findings import Finding
 from scanner.loaders import HTML_EXT, check_file, load_bytes, read_file, sniff_kind
 from scanner.pipeline.targets import Target, outside_reason
-from scanner.redact import Redactor, RedactTarget
 from scanner.scan import Scanner, reportable
 from scanner.sourcetext import SourceText
 from scanner.units import Document, LoadError
+
+if TYPE_CHECKING:                               # scanner.redact: imported only by a run that plans redactions
+    from scanner.redact import Redactor, RedactTarget
 
 INLINE_MARKER = "centinela-ignore"      # an HTML file that holds it keeps its text for the inline directives
 
@@ -76,7 +79,7 @@ class FileScan:
             out.fail(failure.code, f"could not be scanned: {failure.detail or failure.code}")
         if job.redactor is not None:
             where = job.redactor.target_of(target.path)
-            if isinstance(where, RedactTarget):
+            if _is_target(where):
                 where = {"path": where.rel, **out.entry["error"]}
             out.plan = where
         return out
@@ -88,7 +91,7 @@ def scan_file(target: Target, job: Job) -> FileScan:
     where = job.redactor.target_of(target.path) if job.redactor is not None else None
     name = target.display                       # the document's name: its path as the scan shows it
     if job.scanner is None:                     # a redaction only: a file it leaves alone is never read
-        if not isinstance(where, RedactTarget):
+        if not _is_target(where):
             out.plan = where
             return out
         name = where.rel                        # its path in the plan (relative to its fixture tree)
@@ -105,7 +108,7 @@ def scan_file(target: Target, job: Job) -> FileScan:
         data = read_file(target.path, name, job.max_bytes)
     except LoadError as exc:
         out.fail(exc.code, exc.message)
-        if exc.code == "empty" and isinstance(where, RedactTarget):
+        if exc.code == "empty" and _is_target(where):
             _plan_loaded(out, where, b"", job)       # nothing to scan, but an empty file is planned as one
         else:
             out.plan = _plan_failed(where, exc)
@@ -129,7 +132,7 @@ def scan_file(target: Target, job: Job) -> FileScan:
         out.plan = job.redactor.plan_document(where, doc, job.redactor.findings(doc), job.provenance)
         return out
     detected = _scan_document(out, target, doc, data, job.scanner)
-    if isinstance(where, RedactTarget):
+    if _is_target(where):
         sensitive = [f for f in detected if f.kind in ("secret", "pii")]
         _keep_plan(out, job.redactor.plan_document(where, doc, sensitive, job.provenance), sensitive, job)
     else:
@@ -184,16 +187,31 @@ def _has_marker(display: str, text: str) -> bool:
 
 def _unread(where, code: str, message: str):
     """The redaction outcome of a file the scan did not read."""
-    if isinstance(where, RedactTarget):
+    if _is_target(where):
         return {"path": where.rel, "code": code, "message": message}
     return where
 
 
+def _is_target(where) -> bool:
+    """A file the redaction plans (`where` is None in a run that plans none, which never imports scanner.redact)."""
+    if where is None:
+        return False
+    from scanner.redact import RedactTarget
+
+    return isinstance(where, RedactTarget)
+
+
 def _plan_failed(where, exc: LoadError):
-    return Redactor.plan_unloaded(where, exc) if isinstance(where, RedactTarget) else where
+    if not _is_target(where):
+        return where
+    from scanner.redact import Redactor
+
+    return Redactor.plan_unloaded(where, exc)
 
 
 def _plan_loaded(out: FileScan, where: RedactTarget, data: bytes, job: Job) -> None:
+    from scanner.redact import Redactor
+
     try:
         doc = load_bytes(data, where.rel)
     except LoadError as exc:

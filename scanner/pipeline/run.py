@@ -9,7 +9,7 @@ process.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from scanner import workers
 from scanner.budget import Budget
@@ -17,8 +17,10 @@ from scanner.loaders import pdfmemo
 from scanner.pipeline.files import FileScan, Job, scan_file
 from scanner.pipeline.result import ScanResult
 from scanner.pipeline.targets import Target, collect_targets
-from scanner.redact import RedactPlan, Redactor
 from scanner.scan import Scanner
+
+if TYPE_CHECKING:       # scanner.redact: imported only by a run that plans redactions (a scan's reports need none)
+    from scanner.redact import RedactPlan, Redactor
 
 
 def scan_paths(scanner: Scanner, paths: list[Path], progress=None, jobs: int = 1, budget: Budget | None = None,
@@ -30,7 +32,11 @@ def scan_paths(scanner: Scanner, paths: list[Path], progress=None, jobs: int = 1
     scanner to run secrets and personal data. `classify`: display paths of captures for `classifier` (a
     `scanner.fixtures.classify.Classifier`) to classify from the bytes read for the scan (`result.captures`,
     for verify's capture-kind check)."""
-    redactor = Redactor(detectors=scanner.redaction_detectors()) if redaction is not None else None
+    redactor = None
+    if redaction is not None:
+        from scanner.redact import Redactor
+
+        redactor = Redactor(detectors=scanner.redaction_detectors())
     job = Job(scanner, budget, redactor, redaction or "sha256", keep_documents=False,
               classify=frozenset(classify) if classifier is not None else frozenset(), classifier=classifier)
     result = ScanResult()
@@ -64,6 +70,8 @@ def _collect(result: ScanResult, targets: list[Target], outcomes: Callable[[Targ
 def plan_redactions(paths: list[Path], redactor: Redactor, provenance: str = "sha256") -> RedactPlan:
     """`redact`'s plan of files and folders: each file read and loaded once, in this process (the plan keeps
     its document, to be written)."""
+    from scanner.redact import RedactPlan
+
     job = Job(None, None, redactor, provenance, keep_documents=True)
     plan = RedactPlan()
     for target in collect_targets(paths):
@@ -79,6 +87,8 @@ def plan_redactions(paths: list[Path], redactor: Redactor, provenance: str = "sh
 
 def plan_of(result: ScanResult) -> RedactPlan:
     """The redaction plan a scan made along the way (`scan_paths(redaction=…)`)."""
+    from scanner.redact import RedactPlan
+
     plan = RedactPlan()
     for outcome in result.plans:
         if isinstance(outcome, dict):

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from scanner.fixtures.tree import MANIFEST
+from scanner.fixtures.layout import MANIFEST
 from scanner.loaders import is_scannable, iter_files
 
 

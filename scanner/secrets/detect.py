@@ -35,16 +35,11 @@ from scanner.doccache import cached_scan
 from scanner.evidence import REPLACEMENT_SECRET, unit_finding
 from scanner.findings import Finding
 from scanner.offsetmap import OffsetMap
+from scanner.secret_keywords import TEXT_CHANNELS  # channels where text is read for `Name: value` header lines
 from scanner.secrets.rules import BUILTIN_SECRET_RULES, Compiled, load_rules, normalize_name
 from scanner.secrets.values import is_placeholder, is_redacted, looks_structural, shannon_bits
 from scanner.units import Channel, Document, TextUnit
 
-# Channels where text (not structure) is read for `Name: value` header lines.
-TEXT_CHANNELS = frozenset({
-    Channel.VISIBLE_TEXT, Channel.TITLE, Channel.COMMENT, Channel.ATTRIBUTE, Channel.NOSCRIPT, Channel.TEMPLATE,
-    Channel.SVG_TEXT, Channel.TEXTAREA, Channel.JSON_STRING, Channel.JSON_LD, Channel.PLAIN_TEXT,
-    Channel.PDF_TEXT, Channel.PDF_METADATA,
-})
 _NEVER = frozenset({Channel.STYLE})
 _KEYS = frozenset({Channel.JSON_KEY, Channel.HTTP_HEADER_NAME})
 _NAMED = frozenset({Channel.HTTP_HEADER_VALUE, Channel.JSON_STRING, Channel.JSON_LD, Channel.ATTRIBUTE})

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from scanner import rx
 from scanner.rulepack import RuleBase, RuleError, load_yaml
+from scanner.secret_keywords import NOT_DEFAULT
 from scanner.secrets.values import VALIDATORS
 from scanner.units import Channel
 from scanner.validation import first_errors
@@ -153,8 +154,7 @@ class SecretRule(RuleBase):
 
 # --- compiled form --------------------------------------------------------------------------------------
 
-DEFAULT_CHANNELS = frozenset(c for c in Channel if c not in (Channel.SCRIPT, Channel.STYLE, Channel.JSON_KEY,
-                                                              Channel.HTTP_HEADER_NAME))
+DEFAULT_CHANNELS = frozenset(c for c in Channel if c not in NOT_DEFAULT)   # every channel but these
 
 
 class NameSet:

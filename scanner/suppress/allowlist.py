@@ -34,7 +34,7 @@ _DATUM_LIKE = ("value", "secret", "datum", "text", "match", "evidence", "snippet
 class AllowlistEntry(BaseModel):
     """One reviewed exception. Extra keys are forbidden: an entry can never hold the datum."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)  # built on first use
 
     fingerprint: str
     rule: str = Field(min_length=1, max_length=100)

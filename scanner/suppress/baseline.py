@@ -25,7 +25,7 @@ BASELINE_BYTES = 256 << 20
 
 
 class BaselineEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)   # built on first use (a scan without a baseline never)
 
     path: str = Field(min_length=1)
     rule: str = Field(min_length=1)
@@ -34,7 +34,7 @@ class BaselineEntry(BaseModel):
 
 
 class BaselineFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)   # built on first use (a scan without a baseline never)
 
     version: Literal[1, 2]
     tool: Literal["centinela"]
