@@ -149,10 +149,3 @@ p = rx.compile(r"(?<![\w])[a-záéíóúñü]{3,}(?![\w])")
 print(p._stored is None, stored.version())
 """)
     assert out.split() == ["True", "None"]
-
-
-def test_re2_version_is_the_installed_distributions():
-    """The fingerprint reads google-re2's version beside the package; it is what importlib.metadata says."""
-    from importlib import metadata
-
-    assert stored.re2_version() == metadata.version("google-re2")

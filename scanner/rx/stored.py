@@ -47,6 +47,7 @@ _state: dict = {}             # "entries": {key: entry}, "version": the alphabet
 def fingerprint() -> str:
     """What the stored programs depend on besides the patterns themselves."""
     import unicodedata
+    from importlib import metadata
 
     h = hashlib.sha256()
     here = Path(__file__).parent
@@ -56,34 +57,12 @@ def fingerprint() -> str:
 
     versions = [f"{sys.version_info[0]}.{sys.version_info[1]}", unicodedata.unidata_version,
                 f"regex={regex.__version__}"]
-    versions.append(f"google-re2={re2_version()}")
+    try:
+        versions.append(f"google-re2={metadata.version('google-re2')}")
+    except metadata.PackageNotFoundError:                      # pragma: no cover - a dependency
+        versions.append("google-re2=none")
     h.update(" ".join(versions).encode())
     return h.hexdigest()
-
-
-def re2_version() -> str:
-    """google-re2's version, as `importlib.metadata.version` gives it ("none" when it is not installed), read
-    from the `google_re2-*.dist-info/METADATA` beside the imported `re2` package when there is exactly one:
-    importing importlib.metadata and searching every path entry for it was a tenth of a cold scan's start."""
-    try:
-        import re2
-
-        found = list(Path(re2.__file__).resolve().parent.parent.glob("google_re2-*.dist-info"))
-        if len(found) == 1:
-            with open(found[0] / "METADATA", encoding="utf-8") as fh:
-                for line in fh:
-                    if line.startswith("Version:"):
-                        return line[len("Version:"):].strip()
-                    if not line.strip():             # the headers end at the first blank line
-                        break
-    except (ImportError, OSError, UnicodeDecodeError, TypeError):
-        pass
-    from importlib import metadata
-
-    try:
-        return metadata.version("google-re2")
-    except metadata.PackageNotFoundError:                      # pragma: no cover - a dependency
-        return "none"
 
 
 def _key(pattern: str, flags: int, engine: str, max_mem: int) -> tuple:
