@@ -190,7 +190,10 @@ def _read_inside(root: str, path: str, plain: bool = False) -> bytes:
         os.close(fd)
 
 
-def read_run(run_dir: Path) -> RunInputs:
+def read_run(run_dir: Path, plain: bool = False) -> RunInputs:
+    """The run's info, records and invoices. `plain`: records as `scanner.score.plain_records` reads them
+    (the models' values without a model per record, result, claim and call; a record its schema refuses goes
+    to the model, which words the error) — the scorer's way; `pool` and `verify-run` read the models' extras."""
     if not run_dir.is_dir():
         raise ScoreInputError(f"{run_dir}: run directory not found")
     info_path = run_dir / "run.json"
@@ -205,6 +208,10 @@ def read_run(run_dir: Path) -> RunInputs:
         raise ScoreInputError(f"{info_path}: cannot read: {exc.strerror or exc}") from None
     ri = RunInputs(path=run_dir, info=info, problems=problems)
 
+    if plain:
+        from scanner.score.plain_records import read_record
+    else:
+        read_record = RunRecord.model_validate_json
     root = os.path.realpath(run_dir)
     with os.scandir(run_dir) as it:
         pdirs = sorted((e.name, e.is_symlink()) for e in it if e.is_dir())
@@ -217,10 +224,11 @@ def read_run(run_dir: Path) -> RunInputs:
         with os.scandir(pdir) as it:
             files = sorted((e.name, pdir_inside and not e.is_symlink())
                            for e in it if e.name.endswith(".json") and e.is_file())
-        for fname, plain in files:
+        for fname, plain_file in files:
             rel = f"{name}/{fname}"
             try:
-                rec = RunRecord.model_validate_json(_read_inside(root, os.path.join(pdir, fname), plain))
+                data = _read_inside(root, os.path.join(pdir, fname), plain_file)
+                rec = read_record(data)
             except _Refused as exc:
                 problems.append(Problem(rel, str(exc)))
                 continue

@@ -89,7 +89,7 @@ def score(root: Path, run_dir: Path) -> ScoreOutput:
 
 def _score(root: Path, run_dir: Path) -> ScoreOutput:
     ti = read_tree(root)
-    ri = read_run(run_dir)
+    ri = read_run(run_dir, plain=True)
     problems: list[Problem] = list(ti.problems) + list(ri.problems)
     families = Families(ti.families)
     store = ArtifactStore(root)
