@@ -7,8 +7,8 @@ Generates the golden identity tree and run once (tests/scoregolden.py: the bench
 records that take the problem paths), then runs `python -m scanner score TREE --run RUN --out OUT` once per
 checkout — this virtualenv's Python, from each checkout's directory so each imports its own source — with an
 empty YAML cache each, and compares the exit codes, standard output and every file written (report.json,
-cascade.json, report.md, report.html). Prints each checkout's CPU time (user+system of the child). Exit 0 when
-everything is identical, 1 naming each difference. Never run by the tests: it takes about a minute.
+cascade.json, report.md, report.html). Prints each checkout's wall and CPU time (user+system of the child and
+of the processes it waited for). Exit 0 when everything is identical, 1 naming each difference. Never run by the tests: it takes about a minute.
 """
 
 from __future__ import annotations
@@ -28,14 +28,18 @@ sys.path.insert(0, str(REPO))
 from tests.scoregolden import build  # noqa: E402
 
 
-def run_score(checkout: Path, tree: Path, run: Path, out: Path, cache: Path) -> tuple[int, bytes, float]:
+def run_score(checkout: Path, tree: Path, run: Path, out: Path, cache: Path) -> tuple[int, bytes, float, float]:
+    """(exit code, standard output, CPU seconds with the children it waited for, wall seconds)."""
+    import time
+
+    t = time.perf_counter()
     env = dict(os.environ, CENTINELA_CACHE_DIR=str(cache), PYTHONPATH=str(checkout))
     proc = subprocess.Popen([sys.executable, "-m", "scanner", "score", str(tree), "--run", str(run), "--out", str(out)],
                             cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     stdout = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, stdout, usage.ru_utime + usage.ru_stime
+    return proc.returncode, stdout, usage.ru_utime + usage.ru_stime, time.perf_counter() - t
 
 
 def main() -> int:
@@ -56,10 +60,10 @@ def main() -> int:
             out = base / "out"          # the same path for both: standard output names it
             shutil.rmtree(out, ignore_errors=True)
             shutil.rmtree(base / "cache", ignore_errors=True)     # cold: the YAML is parsed
-            rc, stdout, cpu = run_score(checkout, tree, run, out, base / "cache")
+            rc, stdout, cpu, wall = run_score(checkout, tree, run, out, base / "cache")
             files = {f.name: f.read_bytes() for f in sorted(out.iterdir())}
             seen[name] = (rc, stdout, files)
-            print(f"{name:5} {checkout}: exit {rc}, cpu {cpu:.2f} s, " +
+            print(f"{name:5} {checkout}: exit {rc}, wall {wall:.2f} s, cpu {cpu:.2f} s, " +
                   ", ".join(f"{n} {len(b):,} B {hashlib.sha256(b).hexdigest()[:12]}" for n, b in files.items()))
         (rc_a, out_a, files_a), (rc_b, out_b, files_b) = seen["this"], seen["other"]
         diffs = []

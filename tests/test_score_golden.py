@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from tests.inprocess import run_cli
 from tests.scoregolden import build
 
@@ -21,10 +23,20 @@ GOLDEN = {
 GOLDEN_STDOUT = "37e615f751b2bf09f11946994f5f0f15a4e64a3dcee99c815cf589177ba4a37d"
 
 
-def test_score_outputs_are_byte_identical(tmp_path, monkeypatch):
+@pytest.mark.parametrize("in_child", [False, True], ids=["judgments-here", "judgments-in-child"])
+def test_score_outputs_are_byte_identical(tmp_path, monkeypatch, in_child):
     import scanner.score.report as report
 
     monkeypatch.setattr(report, "__version__", "0.0.0-golden")
+    forked = []
+
+    class Watched(report.Prefetch):
+        def _start(self):
+            super()._start()
+            forked.append(self._pid is not None)
+
+    monkeypatch.setattr(report, "Prefetch", Watched)
+    monkeypatch.setattr(report, "PREFETCH_MIN_BYTES", 0 if in_child else 1 << 40)
     monkeypatch.setenv("CENTINELA_CACHE_DIR", str(tmp_path / "cache"))    # cold: the YAML is parsed
     monkeypatch.chdir(tmp_path)          # relative paths: the report names `tree` and `run`, not the tmp dir
     build(Path("."), 240)
@@ -33,6 +45,7 @@ def test_score_outputs_are_byte_identical(tmp_path, monkeypatch):
     written = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted((tmp_path / "out").iterdir())}
     assert written == GOLDEN
     assert hashlib.sha256(proc.stdout.encode("utf-8")).hexdigest() == GOLDEN_STDOUT, proc.stdout
+    assert forked == ([True] if in_child else [])      # the child path was taken (a fork was possible here)
     # The problem paths the tree takes are all there (a generator change that dropped one would pass above
     # only with new digests, but this names what is covered).
     for needle in ("not a run record: Invalid JSON", "results.0.rank: Input should be a valid integer",

@@ -89,7 +89,15 @@ def _yaml(path: Path, problems: list[Problem], label: str):
         return None
 
 
-def read_tree(root: Path) -> TreeInputs:
+def judgments_yaml(root: Path) -> tuple[object, list[Problem]]:
+    """golden/judgments.yaml parsed (None when unusable) and the problems met reading it."""
+    problems: list[Problem] = []
+    return _yaml(root / "golden" / "judgments.yaml", problems, "golden/judgments.yaml"), problems
+
+
+def read_tree(root: Path, judgments=None) -> TreeInputs:
+    """The tree's inputs. `judgments`: a `scanner.score.prefetch.Prefetch` of `judgments_yaml(root)` started
+    earlier (the scorer parses the file in a child while it reads the run), else it is parsed here."""
     if not root.is_dir():
         raise ScoreInputError(f"{root}: fixture root is not a directory")
     ti = TreeInputs(root=root)
@@ -112,7 +120,8 @@ def read_tree(root: Path) -> TreeInputs:
     elif fam is not None:
         ti.problems.append(Problem("golden/families.yaml", "must map a family to a list of host suffixes"))
 
-    jud = _yaml(root / "golden" / "judgments.yaml", ti.problems, "golden/judgments.yaml")
+    jud, jud_problems = judgments.result() if judgments is not None else judgments_yaml(root)
+    ti.problems.extend(jud_problems)
     if isinstance(jud, dict):
         for case, urls in jud.items():
             if not isinstance(urls, dict):

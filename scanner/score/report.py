@@ -13,7 +13,9 @@ from scanner import TOOL_NAME, __version__
 from scanner.score.artifacts import ArtifactStore
 from scanner.score.containment import InjectionDocs
 from scanner.score.gates import disqualification_reasons, gate_block, partial_violations, rank
-from scanner.score.inputs import Problem, TreeInputs, dump_json, read_run, read_tree
+from scanner.score.inputs import (Problem, ScoreInputError, TreeInputs, dump_json, judgments_yaml, read_run,
+                                   read_tree)
+from scanner.score.prefetch import Prefetch
 from scanner.score.metrics import CaseEval, aggregate, evaluate_case, set_recall
 from scanner.score.relevance import CaseRelevance, Families, as_date
 from scanner.yamlsafe import gc_paused
@@ -81,6 +83,16 @@ def contradictory_status(record) -> tuple[str, list[str]]:
     return ("linked", sorted(linked)) if linked else ("unlinked", sorted(ids))
 
 
+PREFETCH_MIN_BYTES = 1 << 20     # a judgments file this large is parsed in a child (forking costs a few ms)
+
+
+def _worth_prefetching(path: Path) -> bool:
+    try:
+        return path.stat().st_size >= PREFETCH_MIN_BYTES
+    except OSError:
+        return False
+
+
 def score(root: Path, run_dir: Path) -> ScoreOutput:
     """Score the run at `run_dir` against the tree at `root` (the cyclic GC is paused: only plain data is built)."""
     with gc_paused():
@@ -88,8 +100,13 @@ def score(root: Path, run_dir: Path) -> ScoreOutput:
 
 
 def _score(root: Path, run_dir: Path) -> ScoreOutput:
-    ti = read_tree(root)
-    ri = read_run(run_dir, plain=True)
+    if not root.is_dir():
+        raise ScoreInputError(f"{root}: fixture root is not a directory")
+    # The judgments' YAML is parsed in a child while this process reads the run (scanner.score.prefetch): the
+    # same data, as if parsed here; a tree whose judgments file is small parses it here.
+    with Prefetch(judgments_yaml, root, fork=_worth_prefetching(root / "golden" / "judgments.yaml")) as pending:
+        ri = read_run(run_dir, plain=True)
+        ti = read_tree(root, judgments=pending)
     problems: list[Problem] = list(ti.problems) + list(ri.problems)
     families = Families(ti.families)
     store = ArtifactStore(root)
