@@ -1,10 +1,12 @@
-"""One call computed in a forked child while this process does other work, its result handed back pickled.
+"""One call computed in a forked child while this process does other work, its result handed back.
 
 `score` spends most of its cold start on two independent reads: parsing golden/judgments.yaml (11.5 MB on
 `make bench-score`'s tree: 935,000 libyaml events, one Python loop) and reading the run (50,000 files, each
 validated). On a machine with a second core the YAML is parsed in a child (`fork`) while the parent reads the
-run; the child pickles the plain data back (str, numbers, dates, lists, dicts: pickle keeps every type, value
-and order).
+run; the child sends the data back with marshal (plain data: str, numbers, booleans, None, lists, dicts) or
+pickle (anything else: a date), which keep every type, value and order. Writing the report, report.md and
+report.html are rendered in a child (the report is there already: a fork copies it for nothing) while the
+parent writes report.json and cascade.json.
 
 `result()` gives what `fn(*args)` would have given in this process. Nothing here changes a result: when there
 is no `fork`, another thread is running (a fork copies only the calling thread), or the child fails in any
@@ -15,11 +17,29 @@ parent always reaps the child: `close()` (also on the way out of a `with` block)
 
 from __future__ import annotations
 
+import marshal
 import os
 import pickle
 import signal
 import threading
 from typing import Any, Callable
+
+
+def _dumps(value) -> bytes:
+    """marshal for plain data (ten times faster to write than pickle: 0.05 s against 0.41 s for the bench's
+    parsed judgments, read back in 0.2 s against 0.16 s), pickle for anything else (a date, a model)."""
+    try:
+        return b"M" + marshal.dumps(value)
+    except ValueError:
+        return b"P" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _loads(blob: bytes):
+    if blob[:1] == b"M":
+        return marshal.loads(memoryview(blob)[1:])
+    if blob[:1] == b"P":
+        return pickle.loads(memoryview(blob)[1:])
+    raise ValueError("not a prefetch result")
 
 
 def _can_fork() -> bool:
@@ -51,7 +71,7 @@ class Prefetch:
             code = 1
             try:
                 os.close(r)
-                blob = pickle.dumps(self._fn(*self._args), protocol=pickle.HIGHEST_PROTOCOL)
+                blob = _dumps(self._fn(*self._args))
                 view = memoryview(blob)
                 while view:
                     view = view[os.write(w, view):]
@@ -80,7 +100,7 @@ class Prefetch:
             status = self._reap()
             if chunks is not None and status == 0:
                 try:
-                    value, ok = pickle.loads(b"".join(chunks)), True
+                    value, ok = _loads(b"".join(chunks)), True
                 except Exception:                     # noqa: BLE001 - computed here instead
                     ok = False
         if not ok:

@@ -254,19 +254,41 @@ def _write_report(report: dict, out: Path, evals: dict | None = None) -> list[Pa
     from scanner.atomic import atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
-    written = [out / "report.json"]
-    atomic_write_text(written[0], dump_json(report))
-    if evals is not None:
-        written.append(out / "cascade.json")
-        from scanner.scrub import scrub_data
+    # report.md and report.html of a large report are rendered in a child while this process writes the JSON
+    # (scanner.score.prefetch: the same text, or rendered here); the files are written here, in the same order.
+    with Prefetch(_rendered, report, fork=_cases_run(report) >= RENDER_IN_CHILD_MIN_CASES) as pending:
+        written = [out / "report.json"]
+        atomic_write_text(written[0], dump_json(report))
+        if evals is not None:
+            written.append(out / "cascade.json")
+            from scanner.scrub import scrub_data
 
-        # Provider names are run folder names: scrubbed like every other string taken from the run.
-        atomic_write_text(written[-1], dump_json(scrub_data(cascade(report["run"], evals))))
+            # Provider names are run folder names: scrubbed like every other string taken from the run.
+            atomic_write_text(written[-1], dump_json(scrub_data(cascade(report["run"], evals))))
+        rendered = pending.result()
+    if rendered is None:
+        return written
+    markdown, html = rendered
+    atomic_write_text(out / "report.md", markdown)
+    atomic_write_text(out / "report.html", html)
+    return written + [out / "report.md", out / "report.html"]
+
+
+RENDER_IN_CHILD_MIN_CASES = 2_000       # case evaluations over all providers (forking costs a few ms)
+
+
+def _cases_run(report: dict) -> int:
+    try:
+        return sum(int(p["counts"]["cases_run"]) for p in report["providers"].values())
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return 0
+
+
+def _rendered(report: dict) -> tuple[str, str] | None:
+    """(report.md, report.html), or None when the renderers cannot be imported (only the JSON is written)."""
     try:
         from scanner.score.render_md import render_markdown
         from scanner.score.render_html import render_html
     except ImportError:
-        return written
-    atomic_write_text(out / "report.md", render_markdown(report))
-    atomic_write_text(out / "report.html", render_html(report))
-    return written + [out / "report.md", out / "report.html"]
+        return None
+    return render_markdown(report), render_html(report)
