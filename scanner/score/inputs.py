@@ -89,7 +89,15 @@ def _yaml(path: Path, problems: list[Problem], label: str):
         return None
 
 
-def read_tree(root: Path) -> TreeInputs:
+def judgments_yaml(root: Path) -> tuple[object, list[Problem]]:
+    """golden/judgments.yaml parsed (None when unusable) and the problems met reading it."""
+    problems: list[Problem] = []
+    return _yaml(root / "golden" / "judgments.yaml", problems, "golden/judgments.yaml"), problems
+
+
+def read_tree(root: Path, judgments=None) -> TreeInputs:
+    """The tree's inputs. `judgments`: a `scanner.score.prefetch.Prefetch` of `judgments_yaml(root)` started
+    earlier (the scorer parses the file in a child while it reads the run), else it is parsed here."""
     if not root.is_dir():
         raise ScoreInputError(f"{root}: fixture root is not a directory")
     ti = TreeInputs(root=root)
@@ -112,7 +120,8 @@ def read_tree(root: Path) -> TreeInputs:
     elif fam is not None:
         ti.problems.append(Problem("golden/families.yaml", "must map a family to a list of host suffixes"))
 
-    jud = _yaml(root / "golden" / "judgments.yaml", ti.problems, "golden/judgments.yaml")
+    jud, jud_problems = judgments.result() if judgments is not None else judgments_yaml(root)
+    ti.problems.extend(jud_problems)
     if isinstance(jud, dict):
         for case, urls in jud.items():
             if not isinstance(urls, dict):
@@ -190,7 +199,10 @@ def _read_inside(root: str, path: str, plain: bool = False) -> bytes:
         os.close(fd)
 
 
-def read_run(run_dir: Path) -> RunInputs:
+def read_run(run_dir: Path, plain: bool = False) -> RunInputs:
+    """The run's info, records and invoices. `plain`: records as `scanner.score.plain_records` reads them
+    (the models' values without a model per record, result, claim and call; a record its schema refuses goes
+    to the model, which words the error) — the scorer's way; `pool` and `verify-run` read the models' extras."""
     if not run_dir.is_dir():
         raise ScoreInputError(f"{run_dir}: run directory not found")
     info_path = run_dir / "run.json"
@@ -205,6 +217,10 @@ def read_run(run_dir: Path) -> RunInputs:
         raise ScoreInputError(f"{info_path}: cannot read: {exc.strerror or exc}") from None
     ri = RunInputs(path=run_dir, info=info, problems=problems)
 
+    if plain:
+        from scanner.score.plain_records import read_record
+    else:
+        read_record = RunRecord.model_validate_json
     root = os.path.realpath(run_dir)
     with os.scandir(run_dir) as it:
         pdirs = sorted((e.name, e.is_symlink()) for e in it if e.is_dir())
@@ -217,10 +233,11 @@ def read_run(run_dir: Path) -> RunInputs:
         with os.scandir(pdir) as it:
             files = sorted((e.name, pdir_inside and not e.is_symlink())
                            for e in it if e.name.endswith(".json") and e.is_file())
-        for fname, plain in files:
+        for fname, plain_file in files:
             rel = f"{name}/{fname}"
             try:
-                rec = RunRecord.model_validate_json(_read_inside(root, os.path.join(pdir, fname), plain))
+                data = _read_inside(root, os.path.join(pdir, fname), plain_file)
+                rec = read_record(data)
             except _Refused as exc:
                 problems.append(Problem(rel, str(exc)))
                 continue

@@ -13,7 +13,9 @@ from scanner import TOOL_NAME, __version__
 from scanner.score.artifacts import ArtifactStore
 from scanner.score.containment import InjectionDocs
 from scanner.score.gates import disqualification_reasons, gate_block, partial_violations, rank
-from scanner.score.inputs import Problem, TreeInputs, dump_json, read_run, read_tree
+from scanner.score.inputs import (Problem, ScoreInputError, TreeInputs, dump_json, judgments_yaml, read_run,
+                                   read_tree)
+from scanner.score.prefetch import Prefetch
 from scanner.score.metrics import CaseEval, aggregate, evaluate_case, set_recall
 from scanner.score.relevance import CaseRelevance, Families, as_date
 from scanner.yamlsafe import gc_paused
@@ -81,6 +83,16 @@ def contradictory_status(record) -> tuple[str, list[str]]:
     return ("linked", sorted(linked)) if linked else ("unlinked", sorted(ids))
 
 
+PREFETCH_MIN_BYTES = 1 << 20     # a judgments file this large is parsed in a child (forking costs a few ms)
+
+
+def _worth_prefetching(path: Path) -> bool:
+    try:
+        return path.stat().st_size >= PREFETCH_MIN_BYTES
+    except OSError:
+        return False
+
+
 def score(root: Path, run_dir: Path) -> ScoreOutput:
     """Score the run at `run_dir` against the tree at `root` (the cyclic GC is paused: only plain data is built)."""
     with gc_paused():
@@ -88,8 +100,13 @@ def score(root: Path, run_dir: Path) -> ScoreOutput:
 
 
 def _score(root: Path, run_dir: Path) -> ScoreOutput:
-    ti = read_tree(root)
-    ri = read_run(run_dir)
+    if not root.is_dir():
+        raise ScoreInputError(f"{root}: fixture root is not a directory")
+    # The judgments' YAML is parsed in a child while this process reads the run (scanner.score.prefetch): the
+    # same data, as if parsed here; a tree whose judgments file is small parses it here.
+    with Prefetch(judgments_yaml, root, fork=_worth_prefetching(root / "golden" / "judgments.yaml")) as pending:
+        ri = read_run(run_dir, plain=True)
+        ti = read_tree(root, judgments=pending)
     problems: list[Problem] = list(ti.problems) + list(ri.problems)
     families = Families(ti.families)
     store = ArtifactStore(root)
@@ -237,19 +254,41 @@ def _write_report(report: dict, out: Path, evals: dict | None = None) -> list[Pa
     from scanner.atomic import atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
-    written = [out / "report.json"]
-    atomic_write_text(written[0], dump_json(report))
-    if evals is not None:
-        written.append(out / "cascade.json")
-        from scanner.scrub import scrub_data
+    # report.md and report.html of a large report are rendered in a child while this process writes the JSON
+    # (scanner.score.prefetch: the same text, or rendered here); the files are written here, in the same order.
+    with Prefetch(_rendered, report, fork=_cases_run(report) >= RENDER_IN_CHILD_MIN_CASES) as pending:
+        written = [out / "report.json"]
+        atomic_write_text(written[0], dump_json(report))
+        if evals is not None:
+            written.append(out / "cascade.json")
+            from scanner.scrub import scrub_data
 
-        # Provider names are run folder names: scrubbed like every other string taken from the run.
-        atomic_write_text(written[-1], dump_json(scrub_data(cascade(report["run"], evals))))
+            # Provider names are run folder names: scrubbed like every other string taken from the run.
+            atomic_write_text(written[-1], dump_json(scrub_data(cascade(report["run"], evals))))
+        rendered = pending.result()
+    if rendered is None:
+        return written
+    markdown, html = rendered
+    atomic_write_text(out / "report.md", markdown)
+    atomic_write_text(out / "report.html", html)
+    return written + [out / "report.md", out / "report.html"]
+
+
+RENDER_IN_CHILD_MIN_CASES = 2_000       # case evaluations over all providers (forking costs a few ms)
+
+
+def _cases_run(report: dict) -> int:
+    try:
+        return sum(int(p["counts"]["cases_run"]) for p in report["providers"].values())
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return 0
+
+
+def _rendered(report: dict) -> tuple[str, str] | None:
+    """(report.md, report.html), or None when the renderers cannot be imported (only the JSON is written)."""
     try:
         from scanner.score.render_md import render_markdown
         from scanner.score.render_html import render_html
     except ImportError:
-        return written
-    atomic_write_text(out / "report.md", render_markdown(report))
-    atomic_write_text(out / "report.html", render_html(report))
-    return written + [out / "report.md", out / "report.html"]
+        return None
+    return render_markdown(report), render_html(report)
