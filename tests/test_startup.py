@@ -49,3 +49,36 @@ def test_the_own_command_line_stays_frozen_to_its_exit():
             "print(gc.isenabled(), gc.get_freeze_count() > 0)\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "True"]
+
+
+def test_exit_process_runs_the_exit_handlers_and_flushes_before_leaving():
+    code = ("import atexit, sys\n"
+            "from scanner import startup\n"
+            "startup.own_process()\n"
+            "atexit.register(lambda: sys.stdout.write(' handler ran'))\n"
+            "sys.stdout.write('buffered output')\n"
+            "sys.stderr.write('a warning')\n"
+            "startup.exit_process(3)\n"
+            "print('never reached')\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (3, "buffered output handler ran", "a warning")
+
+
+def test_exit_process_is_sys_exit_in_a_callers_process(monkeypatch):
+    import pytest
+
+    monkeypatch.setitem(startup._state, "own_process", False)
+    with pytest.raises(SystemExit) as exc:
+        startup.exit_process(1)
+    assert exc.value.code == 1
+
+
+def test_exit_process_waits_for_other_threads_as_the_interpreter_does():
+    code = ("import sys, threading, time\n"
+            "from scanner import startup\n"
+            "startup.own_process()\n"
+            "t = threading.Thread(target=lambda: (time.sleep(0.2), print('thread done')))\n"
+            "t.start()\n"
+            "startup.exit_process(0)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout) == (0, "thread done\n")
