@@ -42,10 +42,10 @@ _SOURCES = {
 
 
 # Characters that are never unsafe (tests/test_terminal_safety.py checks each one against the installed `regex`):
-# Latin-1 but C1 and the soft hyphen, Latin Extended-A/B, and the general punctuation and currency signs
-# between the format characters. Output of Spanish pages made only of these and printable ASCII (with line
+# Latin-1 but C1 and the soft hyphen, Latin Extended, IPA, Greek, Cyrillic, Armenian and Hebrew, punctuation
+# and symbols between the format characters, CJK and Hangul, private use, fullwidth forms, emoji. Output of Spanish pages made only of these and printable ASCII (with line
 # breaks and tabs in a block, any ASCII but DEL in JSON text) needs no `regex` to be shown safe.
-_PLAIN = "\xa0-\xac\xae-\u024f\u2010-\u2027\u2030-\u205e\u20a0-\u20c0"
+_PLAIN = "\xa0-\xac\xae-\u05ff\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u2070-\ud7ff\ue000-\ufefe\uff00-\ufff8\U0001f000-\U0001faff"
 _BLOCK_PLAIN = re.compile(f"[\t\n\x20-\x7e{_PLAIN}]*")
 _JSON_PLAIN = re.compile(f"[\x00-\x7e{_PLAIN}]*")
 
