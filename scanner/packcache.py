@@ -6,9 +6,10 @@ and personal-data packs about a tenth of a cold pre-commit scan of a few small f
 `cached(name, files, build)` returns what `build()` returns, read from the user's cache when an entry made from
 exactly the same inputs is there:
 
-- the key is a sha256 of the cache's format, Python's, pydantic's and pydantic-core's versions, the source of
-  every module of the `scanner` package (the models, their validators and whatever they consult) and each
-  pack file's path and bytes; a change to any of them is another key, so a stale entry is never read;
+- the key is a sha256 of the cache's format, Python's, pydantic's and pydantic-core's versions, the path, size
+  and modification time of every module of the `scanner` package (the models, their validators and whatever
+  they consult: what Python's bytecode cache checks of a source) and each pack file's path and bytes; a change
+  to any of them is another key, so a stale entry is never read;
 - an entry is a pickle in `$CENTINELA_CACHE_DIR/packs` (default `$XDG_CACHE_HOME/centinela`, else
   `~/.cache/centinela`; `CENTINELA_NO_CACHE` or `CENTINELA_PACK_CACHE=0` turn it off). Unpickling runs code,
   so an entry is read only when it and its folder are owned by this user and writable by no one else, as the
@@ -16,6 +17,8 @@ exactly the same inputs is there:
   key, someone else's — is rebuilt from the YAML and written again (atomically, mode 0600), never trusted;
 - a pack that fails to validate raises as before and is not cached. Writing is best effort: a read-only cache
   is no cache.
+
+`scanner.normalize` keeps its fold tables the same way (no files: the key is the code's).
 """
 
 from __future__ import annotations
@@ -37,14 +40,39 @@ _PACKAGE = Path(__file__).resolve().parent
 
 @lru_cache(maxsize=1)
 def _code_key() -> bytes:
-    """What the packs' validation depends on besides their files: the versions and the package's source."""
-    import pydantic
-    import pydantic_core
+    """What the packs' validation depends on besides their files: the versions, and every module of the
+    package by path, size and modification time (as the interpreter's own bytecode cache checks its sources:
+    an edit, a checkout or an install is another key; reading and hashing all 1.6 MB of source took 12 ms)."""
+    parts = [f"{FORMAT} {sys.version} {_version('pydantic')} {_version('pydantic_core')}"]
+    stack = [str(_PACKAGE)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        stack.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    st = entry.stat()
+                    parts.append(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(sorted(parts)).encode("utf-8", "surrogateescape")).digest()
 
-    h = hashlib.sha256(f"{FORMAT} {sys.version} {pydantic.VERSION} {pydantic_core.__version__}\0".encode())
-    for path in sorted(_PACKAGE.rglob("*.py")):
-        h.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.digest()
+
+def _version(module: str) -> str:
+    """A distribution's version from its `dist-info` beside the package, without importing it (the fold tables
+    need no pydantic); the imported module's `__version__` when there is not exactly one."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(module)
+        if spec is not None and spec.origin:
+            found = list(Path(spec.origin).resolve().parent.parent.glob(f"{module}-*.dist-info"))
+            if len(found) == 1:
+                return found[0].name[len(module) + 1:-len(".dist-info")]
+    except (ImportError, ValueError, OSError):
+        pass
+    import importlib
+
+    return str(getattr(importlib.import_module(module), "__version__", "unknown"))
 
 
 def key_of(name: str, files: Iterable[Path]) -> str:
@@ -57,7 +85,7 @@ def key_of(name: str, files: Iterable[Path]) -> str:
 def directory() -> Path | None:
     if os.environ.get(ENV, "1") == "0":
         return None
-    from scanner.yamlsafe import cache_dir
+    from scanner.cachedir import cache_dir
 
     base = cache_dir()
     return None if base is None else base / "packs"

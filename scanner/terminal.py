@@ -42,12 +42,14 @@ _SOURCES = {
 
 
 # Characters that are never unsafe (tests/test_terminal_safety.py checks each one against the installed `regex`):
-# Latin-1 but C1 and the soft hyphen, Latin Extended, IPA, Greek, Cyrillic, Armenian and Hebrew, punctuation
-# and symbols between the format characters, CJK and Hangul, private use, fullwidth forms, emoji. Output of Spanish pages made only of these and printable ASCII (with line
-# breaks and tabs in a block, any ASCII but DEL in JSON text) needs no `regex` to be shown safe.
-_PLAIN = "\xa0-\xac\xae-\u05ff\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u2070-\ud7ff\ue000-\ufefe\uff00-\ufff8\U0001f000-\U0001faff"
-_BLOCK_PLAIN = re.compile(f"[\t\n\x20-\x7e{_PLAIN}]*")
-_JSON_PLAIN = re.compile(f"[\x00-\x7e{_PLAIN}]*")
+# all but C0 (in a block: but line breaks and tabs), DEL, C1, the soft hyphen, U+0600-U+1DFF (Arabic, Syriac,
+# Mongolian… hold format characters), U+2000-U+200F, U+2028-U+202F, U+205F-U+206F, surrogates, the BOM,
+# U+FFF9 and above but the emoji blocks. Output of Spanish pages made only of these (and SGR-free) needs no
+# `regex` to be shown safe. Written as negated classes: `re` compiles a class of wide ranges slowly.
+_NOT_PLAIN = ("\x7f-\x9f\xad\u0600-\u1dff\u2000-\u200f\u2028-\u202f\u205f-\u206f\ud800-\udfff\ufeff"
+              "\ufff9-\U0001efff\U0001fb00-\U0010ffff")
+_BLOCK_PLAIN = re.compile(f"[^\x00-\x08\x0b-\x1f{_NOT_PLAIN}]*")
+_JSON_PLAIN = re.compile(f"[^{_NOT_PLAIN}]*")
 
 
 @lru_cache(maxsize=None)

@@ -155,5 +155,32 @@ def test_the_bundled_packs_from_the_cache_are_those_the_yaml_gives(tmp_path):
     assert not (tmp_path / "cache").exists()
     written, read = dump(), dump()
     assert sorted(p.name.split("-")[0] for p in (tmp_path / "cache" / "packs").iterdir()) == [
-        "injection", "pii", "secrets"]
+        "fold", "injection", "pii", "secrets"]
     assert plain == written == read and '"INJ001"' in plain
+
+
+def test_the_fold_tables_from_the_cache_are_the_ones_built(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("CENTINELA_NO_CACHE", packcache.ENV)}
+    env["CENTINELA_CACHE_DIR"] = str(tmp_path / "cache")
+    code = ("from scanner import normalize as n\n"
+            "simple, complex_, two_pass = n._build_tables()\n"
+            "print(n._SIMPLE_TABLE == simple, n._COMPLEX == complex_, n._TWO_PASS is two_pass is True)\n")
+    for _ in range(2):                  # written, then read
+        out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=env)
+        assert out.stdout.split() == ["True", "True", "True"], out.stderr[-2000:]
+    assert [p.name.split("-")[0] for p in (tmp_path / "cache" / "packs").iterdir()] == ["fold"]
+
+
+def test_the_code_key_follows_the_sources(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir()
+    source = tmp_path / "pkg" / "mod.py"
+    source.write_text("A = 1\n")
+    monkeypatch.setattr(packcache, "_PACKAGE", tmp_path / "pkg")
+    packcache._code_key.cache_clear()
+    try:
+        before = packcache._code_key()
+        source.write_text("A = 22\n")
+        packcache._code_key.cache_clear()
+        assert packcache._code_key() != before
+    finally:
+        packcache._code_key.cache_clear()
