@@ -15,8 +15,9 @@ line (`main()` without arguments: the `centinela` script, `python -m scanner`) s
 `exit_process(code)` ends a command that has written everything: in its own process it runs the exit handlers
 (atexit: multiprocessing's, logging's, weakref finalizers), flushes stdout and stderr and leaves with
 `os._exit`, so the interpreter does not tear down, one by one, the some 900 modules and the detectors' objects
-the scan built (a tenth of a cold pre-commit scan's CPU); in a caller's process, or when a thread other than
-the main one is still running or a flush fails, it is `sys.exit(code)` as before.
+the scan built (a tenth of a cold pre-commit scan's CPU); in a caller's process, under a tracer or profiler
+(coverage, cProfile), when a thread other than the main one is still running or when a flush fails, it is
+`sys.exit(code)` as before.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ def exit_process(code: int):
     if _state["own_process"]:
         import threading
 
-        if threading.active_count() == 1:
+        # Not under a tracer or a profiler (coverage, cProfile, a debugger): they write what they gathered once
+        # the program's SystemExit reaches them.
+        if threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None:
             import atexit
 
             atexit._run_exitfuncs()

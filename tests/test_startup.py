@@ -82,3 +82,18 @@ def test_exit_process_waits_for_other_threads_as_the_interpreter_does():
             "startup.exit_process(0)\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert (proc.returncode, proc.stdout) == (0, "thread done\n")
+
+
+def test_exit_process_leaves_a_profiler_or_tracer_its_systemexit():
+    """coverage and cProfile write what they gathered when the program's SystemExit reaches them."""
+    for hook in ("sys.settrace", "sys.setprofile"):
+        code = ("import sys\n"
+                "from scanner import startup\n"
+                "startup.own_process()\n"
+                f"{hook}(lambda *args: None)\n"
+                "try:\n"
+                "    startup.exit_process(3)\n"
+                "except SystemExit as exc:\n"
+                "    print('caught', exc.code)\n")
+        proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+        assert (proc.returncode, proc.stdout) == (0, "caught 3\n"), hook
