@@ -132,23 +132,42 @@ def load_block(text: str, loader, unique_keys: bool, max_depth: int):
             raise NotBlock                        # maybe a document end marker
         col = len(line) - len(content)
         first = content[0]
-        if pending is None and first != "-" and first != "'" and stack:
-            # The common line, on a short path: `key: value` (plain key, plain or quoted value) in the open
-            # mapping. The same steps as below, in fewer.
+        if first != "-" and first != "'" and stack and not unique_keys:
+            # The common lines, on a short path: `key: value` (plain key, plain or quoted value) and `key:` in a
+            # mapping, the first key of a mapping opened for a pending `key:` or `-` included. The same steps
+            # as below, in fewer; anything else goes on below (with the new mapping open, as it would be there).
+            if pending is not None:
+                container, key, at, map_key = pending
+                if col > at and len(stack) < limit:
+                    new = {}
+                    if map_key:
+                        container[key] = new
+                    else:
+                        container.append(new)
+                    stack.append([col, new, True, None])
+                    pending = None
             frame = stack[-1]
-            if frame[0] == col and frame[2] and frame[3] is None:
+            if pending is None and frame[0] == col and frame[2]:
                 k, sep, v = content.partition(": ")
-                if sep and len(k) <= MAX_KEY_CHARS and v[0] != "[" and v[0] != "{":
+                if sep:
+                    if len(k) <= MAX_KEY_CHARS and v[0] != "[" and v[0] != "{":
+                        key = resolved.get(k, resolved)
+                        if key is resolved:
+                            key = plain(k)
+                        if v[0] == "'":
+                            value = v[1:-1].replace("''", "'")
+                        else:
+                            value = resolved.get(v, resolved)
+                            if value is resolved:
+                                value = plain(v)
+                        frame[1][key] = value
+                        continue
+                elif content[-1] == ":" and len(content) <= MAX_KEY_CHARS:
+                    k = content[:-1]
                     key = resolved.get(k, resolved)
                     if key is resolved:
                         key = plain(k)
-                    if v[0] == "'":
-                        value = v[1:-1].replace("''", "'")
-                    else:
-                        value = resolved.get(v, resolved)
-                        if value is resolved:
-                            value = plain(v)
-                    frame[1][key] = value
+                    pending = (frame[1], key, col, True)
                     continue
         parts = None                              # the key line's parts, once split
         while True:
