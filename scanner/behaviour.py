@@ -181,23 +181,26 @@ def _failed_before(same_call: list[_Req], req: _Req) -> int:
 # --- the checks -----------------------------------------------------------------------------------------
 
 def jitter_spread(waits: list[float]) -> float:
-    """How much delays differ, without a unit: the median distance of the waits from the shortest one,
-    over the shortest wait (the one a busy machine delayed least). 0 when every call waited the same; about 0.5
-    for waits uniform over [d, 2d].
+    """How much delays differ, without a unit: the range of the waits with the shortest and the longest
+    `max(1, n // 10)` left out (the outliers a busy machine adds), over the median wait. 0 when every call
+    waited the same; about 0.4 for ten waits uniform over [d, 2d], 0.53 for many.
 
     `waits` in the order their 429s were served. A client that handles concurrent answers one after the other
     starts each delay a little later than the last (its processing queue), which makes equal delays ramp up
-    with that order; the ramp is taken out first (Theil–Sen line of wait over rank; robust to the outliers a
-    busy machine adds), so only what varies from call to call counts."""
+    with that order; that ramp is taken out first (Theil–Sen line of wait over rank; robust to outliers), and
+    only a rising one: a queue never makes later calls wait less, and taking out a falling line would take out
+    the chance correlation of genuinely random waits with their order (with the line taken either way and the
+    spread measured from the shortest wait, ten waits uniform over [d, 2d] came out under 0.1 in 1.7 % of
+    draws; this way in 0.07 %)."""
     n = len(waits)
     median = _median(waits)
     if n < 2 or median <= 0:
         return 0.0
     slopes = [(waits[j] - waits[i]) / (j - i) for i in range(n) for j in range(i + 1, n)]
-    slope = _median(slopes)
-    residuals = [w - slope * k for k, w in enumerate(waits)]
-    low = min(residuals)
-    return _median([r - low for r in residuals]) / max(min(waits), 1e-9)
+    slope = max(0.0, _median(slopes))
+    residuals = sorted(w - slope * k for k, w in enumerate(waits))
+    trim = max(1, n // 10) if n >= 5 else 0
+    return (residuals[n - 1 - trim] - residuals[trim]) / median
 
 
 def order_kept(served: list[float], retried: list[float]) -> float:

@@ -172,8 +172,14 @@ class SourceText:
             self._plain = plain
             _recent.append(self)
             if len(_recent) > _RECENT:
-                _recent.pop(0)._plain = None
+                _recent.pop(0)._evict()
         return plain
+
+    def _evict(self) -> None:
+        """Out of the recently used: drop the decompressed texts and the line index built from them (rebuilt,
+        the same, when asked for again), so a tree's kept texts stay compressed in memory."""
+        self._plain = None
+        self._index = None
 
     def __eq__(self, other):
         if not isinstance(other, SourceText):

@@ -59,6 +59,15 @@ def frozen_startup():
             gc.enable()
 
 
+def exiting() -> None:
+    """The command is done and the process's own command line is about to exit: freeze everything alive, so the
+    interpreter's collections on the way out do not walk it all again (it is still freed, just not searched for
+    cycles first). `centinela score` on the 10,000-case bench: 0.40–1.03 s from its last line of output to the process's
+    end, 0.21–0.32 s frozen (2026-12-02, alternating, load 3). Nothing happens when the command runs in a caller's process (the tests' `main(argv)`)."""
+    if _state["own_process"]:
+        gc.freeze()
+
+
 def exit_process(code: int):
     """Leave the command with `code` (see the module's docstring); never returns."""
     if _state["own_process"]:

@@ -18,8 +18,10 @@ review file, the allowlist, the corpus's known gaps, recorded cassettes) comes t
 Every refusal is a `yaml.YAMLError` (`YamlRefused`), so a reader's existing handling gives one line naming the
 file. Plain documents (no tags, anchors or merge keys: every file of ours) are built straight from libyaml's
 events, with the loader's own resolvers and constructors (`_load_events`: 1.0 s instead of 3.4–4.5 s for the
-11.5 MB judgments.yaml of the 10,000-case bench); anything else goes through `compose`, which also gives every
-refusal and error, so both paths return the same data. On top of that `read_yaml(..., cache=True)` keeps the parsed data of a file over
+11.5 MB judgments.yaml of the 10,000-case bench) — and before that, block-style ASCII documents such as
+`yaml.safe_dump` writes are read line by line (`scanner.yamlblock`, about a third less CPU than the events);
+anything else goes through `compose`, which also gives every refusal and error, so every path returns the same
+data. On top of that `read_yaml(..., cache=True)` keeps the parsed data of a file over
 `CACHE_MIN_BYTES` as JSON (dates and date-times tagged, so the loaded data is identical), under the sha256 of
 its text, in `$CENTINELA_CACHE_DIR` (default `$XDG_CACHE_HOME/centinela`, else `~/.cache/centinela`). The cache
 is never trusted for anything but a byte-identical file, never written inside a fixture tree, written
@@ -134,6 +136,19 @@ def safe_load(text: str, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool 
     message are always the ones `compose` gives."""
     if len(text) > max_bytes:
         raise YamlRefused(f"larger than {_size(max_bytes)}: not read")
+    if _FAST_BLOCK:
+        from scanner.yamlblock import NotBlock, load_block
+
+        loader = _Loader("")
+        try:
+            with gc_paused():
+                return load_block(text, loader, unique_keys, MAX_DEPTH)
+        except NotBlock:
+            pass
+        except (ValueError, OverflowError, TypeError, KeyError, RecursionError, MemoryError):
+            pass                  # a constructor's error: the events, then compose, give the canonical one
+        finally:
+            loader.dispose()
     if _FAST_EVENTS:
         try:
             with gc_paused():
@@ -159,6 +174,7 @@ def safe_load(text: str, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool 
 # and on generated documents.
 
 _FAST_EVENTS = True            # tests turn it off to compare
+_FAST_BLOCK = True             # scanner.yamlblock first (tests turn it off to compare)
 _STR, _BOOL, _NULL = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
 _KEYS_NOT_BUILT = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
 

@@ -51,6 +51,29 @@ def test_the_own_command_line_stays_frozen_to_its_exit():
     assert out.split() == ["True", "True"]
 
 
+def test_exiting_freezes_only_the_own_command_line(monkeypatch):
+    monkeypatch.setitem(startup._state, "own_process", False)
+    startup.exiting()
+    assert gc.get_freeze_count() == 0
+    code = ("import gc\n"
+            "from scanner import startup\n"
+            "kept = [[] for _ in range(1000)]\n"
+            "startup.own_process()\n"
+            "startup.exiting()\n"
+            "print(gc.get_freeze_count() >= len(kept))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True"]
+
+
+def test_a_score_in_this_process_leaves_the_collector_as_it_was(tmp_path):
+    from scoregolden import build
+
+    tree, run = build(tmp_path, 20)
+    proc = run_cli("score", tree, "--run", run, "--out", tmp_path / "out")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
 def test_exit_process_runs_the_exit_handlers_and_flushes_before_leaving():
     code = ("import atexit, sys\n"
             "from scanner import startup\n"

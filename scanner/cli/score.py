@@ -85,6 +85,9 @@ def score_command(root: Path, run_dir: Path, out: Path, fmt: str) -> None:
         lines.append(safe(verdict))
         lines.append(safe("wrote " + ", ".join(str(p) for p in written)))
         emit("\n".join(lines), None)
+    from scanner import startup
+
+    startup.exiting()
     sys.exit(rc)
 
 

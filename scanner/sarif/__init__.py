@@ -118,7 +118,7 @@ def build_sarif(
     # Every datum the findings point at, per file, with its replacement: the line hashes and the injection
     # fingerprints of that file are computed without them.
     for path, data in file_data(findings, sources.text).items():
-        sources(path).data = data
+        sources.set_data(path, data)
     items = Items(places, sources, rule_by_id, fingerprint_key, include_suppressed)
     for f in findings:
         items.add(f)

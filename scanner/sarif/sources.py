@@ -4,6 +4,7 @@ UTF-16 columns from the loader's decoding, and GitHub's line hashes from the byt
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from typing import Callable, Optional
 
 from scanner.fingerprint import github_text, line_hashes, without_data
@@ -71,19 +72,41 @@ def _document_text(data: bytes, path: str) -> Optional[str]:
 
 
 class Sources:
-    """`Source` of each path, made once: from `text_of` when the caller gives one (bytes or decoded text, for a
-    result built by hand), else from the texts the scan kept; a path with neither has no text."""
+    """`Source` of each path: from `text_of` when the caller gives one (bytes or decoded text, for a result
+    built by hand), else from the texts the scan kept; a path with neither has no text.
+
+    The `RECENT` sources last asked for are kept, not all of them: a run over a large tree holds each kept text
+    compressed (`scanner.sourcetext.SourceText`), and a `Source` holds it decoded with its line index and
+    hashes, so keeping every one would hold the whole tree in memory while the output is written. Findings come
+    file by file (sorted by path), so each file's `Source` is made once; one asked for again after it left is
+    made again, the same."""
+
+    RECENT = 8
 
     def __init__(self, result, text_of: Optional[Callable[[str], "str | bytes | None"]] = None):
         self.kept = result.sources
         self.text_of = text_of
-        self._made: dict[str, Source] = {}
+        self._made: "OrderedDict[str, Source]" = OrderedDict()
+        self._data: dict[str, list[tuple[str, str]]] = {}
 
     def __call__(self, path: str) -> Source:
-        src = self._made.get(path)
+        made = self._made
+        src = made.get(path)
         if src is None:
-            src = self._made[path] = self._make(path)
+            src = made[path] = self._make(path)
+            src.data = self._data.get(path, [])
+            if len(made) > self.RECENT:
+                made.popitem(last=False)
+        else:
+            made.move_to_end(path)
         return src
+
+    def set_data(self, path: str, data: list[tuple[str, str]]) -> None:
+        """The (datum, replacement) pairs of `path`'s secret and personal-data findings (`Source.data`)."""
+        self._data[path] = data
+        src = self._made.get(path)
+        if src is not None:
+            src.data = data
 
     def text(self, path: str) -> Optional[str]:
         return self(path).text

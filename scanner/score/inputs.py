@@ -20,7 +20,7 @@ from scanner.yamlsafe import read_yaml
 from pydantic import TypeAdapter, ValidationError
 
 from scanner.fixtures.models import GoldenCase, Invoice, Judgment, RunInfo, RunRecord
-from scanner.fixtures.tree import ManifestFile, first_error, read_golden, read_manifest
+from scanner.fixtures.tree import ManifestFile, first_error, golden_yaml, read_golden, read_manifest
 
 NOT_PROVIDER_DIRS = {"invoices"}
 _JUDGMENTS_OF_CASE = TypeAdapter(dict[str, Judgment])
@@ -95,13 +95,23 @@ def judgments_yaml(root: Path) -> tuple[object, list[Problem]]:
     return _yaml(root / "golden" / "judgments.yaml", problems, "golden/judgments.yaml"), problems
 
 
-def read_tree(root: Path, judgments=None) -> TreeInputs:
-    """The tree's inputs. `judgments`: a `scanner.score.prefetch.Prefetch` of `judgments_yaml(root)` started
-    earlier (the scorer parses the file in a child while it reads the run), else it is parsed here."""
+def tree_yaml(root: Path) -> tuple:
+    """The tree's two large YAML files parsed: (`judgments_yaml(root)`, `golden_yaml(root)`)."""
+    return judgments_yaml(root), golden_yaml(root)
+
+
+def read_tree(root: Path, parsed=None) -> TreeInputs:
+    """The tree's inputs. `parsed`: a `scanner.score.prefetch.Prefetch` of `tree_yaml(root)` started earlier
+    (the scorer parses judgments.yaml and cases.yaml in a child while it reads the run), else they are parsed
+    here. Either way the same data, read in the same order."""
     if not root.is_dir():
         raise ScoreInputError(f"{root}: fixture root is not a directory")
     ti = TreeInputs(root=root)
-    gs = read_golden(root)
+    if parsed is not None:
+        (jud, jud_problems), golden = parsed.result()
+    else:
+        golden = golden_yaml(root)
+    gs = read_golden(root, golden)
     for err in gs.errors:
         ti.problems.append(Problem("golden/cases.yaml", err.removeprefix("golden/cases.yaml ").removeprefix(": ")))
     for c in gs.cases:
@@ -120,7 +130,8 @@ def read_tree(root: Path, judgments=None) -> TreeInputs:
     elif fam is not None:
         ti.problems.append(Problem("golden/families.yaml", "must map a family to a list of host suffixes"))
 
-    jud, jud_problems = judgments.result() if judgments is not None else judgments_yaml(root)
+    if parsed is None:
+        jud, jud_problems = judgments_yaml(root)
     ti.problems.extend(jud_problems)
     if isinstance(jud, dict):
         for case, urls in jud.items():

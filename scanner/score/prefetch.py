@@ -1,9 +1,8 @@
 """One call computed in a forked child while this process does other work, its result handed back.
 
-`score` spends most of its cold start on two independent reads: parsing golden/judgments.yaml (11.5 MB on
-`make bench-score`'s tree: 935,000 libyaml events, one Python loop) and reading the run (50,000 files, each
-validated). On a machine with a second core the YAML is parsed in a child (`fork`) while the parent reads the
-run; the child sends the data back with marshal (plain data: str, numbers, booleans, None, lists, dicts) or
+`score` spends most of its cold start on two independent reads: parsing golden/judgments.yaml and cases.yaml
+(11.5 and 1.6 MB on `make bench-score`'s tree) and reading the run (50,000 files, each validated). On a machine
+with a second core the YAML is parsed in a child (`fork`) while the parent reads the run; the child sends the data back with marshal (plain data: str, numbers, booleans, None, lists, dicts) or
 pickle (anything else: a date), which keep every type, value and order. Writing the report, report.md and
 report.html are rendered in a child (the report is there already: a fork copies it for nothing) while the
 parent writes report.json and cascade.json.

@@ -76,9 +76,15 @@ class Fingerprinter:
         return legacy_fingerprint(f, self.repo_path(f.path), self.text(f.path))
 
     def text(self, display: str) -> Optional[str]:
-        if display not in self._texts:
-            self._texts[display] = self._text_of(display)
-        return self._texts[display]
+        # the last few texts only: keeping every file's decoded text would hold a whole tree in memory
+        texts = self._texts
+        if display in texts:
+            texts[display] = texts.pop(display)          # most recent last
+        else:
+            texts[display] = self._text_of(display)
+            if len(texts) > 8:
+                del texts[next(iter(texts))]
+        return texts[display]
 
     def repo_path(self, display: str) -> str:
         return posix(self.path_of(display))
