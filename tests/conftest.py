@@ -31,6 +31,10 @@ def pytest_configure(config):
     import sys
     import tempfile
 
+    # The `python -m scanner` a test starts runs this checkout's package from any working directory: in a git
+    # worktree sharing a virtualenv, the editable install's finder maps `scanner` to the other checkout.
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(
+        os.pathsep) if p and p != str(REPO)])
     # Bytecode for the run, in one temporary folder, never in the tree: where PYTHONDONTWRITEBYTECODE=1 is set
     # (this machine's environment and CI's), every test worker and every `python -m scanner` a test starts
     # compiled the package (and pytest rewrote the test modules) from source again, about 0.3 s of CPU each.
