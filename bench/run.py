@@ -319,8 +319,11 @@ def bench_precommit(repeat: int) -> None:
     import tempfile
 
     pycache = tempfile.mkdtemp(prefix="centinela-bench-pyc-")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "CENTINELA_NO_CACHE")}
     env["PYTHONPYCACHEPREFIX"] = pycache
+    # The validated rule packs (scanner.packcache) likewise: in the user's cache once a hook has run; here in the
+    # same temporary directory, filled by the first run of each command.
+    env["CENTINELA_CACHE_DIR"] = os.path.join(pycache, "centinela-cache")
 
     def cold(args) -> tuple[float, float]:
         """(wall, CPU) seconds of one fresh process and its workers; CPU is what a busy machine distorts least."""

@@ -34,8 +34,6 @@ CONFUSABLES = {
     "χ": "x", "ε": "e", "η": "n", "ϲ": "c", "ϳ": "j", "ɑ": "a", "ı": "i", "ℓ": "l", "ⅰ": "i",
 }
 
-_SIMPLE_TABLE: dict[int, str] = {}
-_COMPLEX: set[int] = set()
 
 
 def _fold_char(ch: str) -> str:
@@ -48,27 +46,6 @@ def _fold_char(ch: str) -> str:
             continue
         out.append(CONFUSABLES.get(c, c))
     return "".join(out)
-
-
-def _build_tables() -> None:
-    # every code point below U+3000, and U+F900–FFFF (compatibility ideographs, presentation forms, fullwidth
-    # and halfwidth forms, specials): a character in neither is folded on the slow path
-    ranges = [(0x80, 0x2FFF), (0xF900, 0xFFFF)]
-    for cp in range(0x41, 0x5B):
-        _SIMPLE_TABLE[cp] = chr(cp + 32)
-    for lo, hi in ranges:
-        for cp in range(lo, hi + 1):
-            ch = chr(cp)
-            folded = _fold_char(ch)
-            if len(folded) == 1:
-                if folded != ch:
-                    _SIMPLE_TABLE[cp] = folded
-            else:
-                _COMPLEX.add(cp)
-    _COMPLEX.update(INVISIBLE)
-
-
-_build_tables()
 
 
 def _char_class(codepoints) -> str:
@@ -84,10 +61,51 @@ def _char_class(codepoints) -> str:
     return "".join(parts)
 
 
+def _slow_path_class(complex_) -> str:
+    return "[" + _char_class(complex_) + "\u3000-\uF8FF\U00010000-\U0010FFFF]"
+
+
+def _two_pass(simple: dict[int, str], needs_slow_path: re.Pattern) -> bool:
+    # See `normalize_text`: the table's outputs are left as they are by the second pass.
+    return all(needs_slow_path.search(v) is None or _fold_char(v) == v for v in simple.values())
+
+
+def _build_tables() -> tuple[dict[int, str], set[int], bool]:
+    # every code point below U+3000, and U+F900–FFFF (compatibility ideographs, presentation forms, fullwidth
+    # and halfwidth forms, specials): a character in neither is folded on the slow path
+    simple: dict[int, str] = {}
+    complex_: set[int] = set()
+    ranges = [(0x80, 0x2FFF), (0xF900, 0xFFFF)]
+    for cp in range(0x41, 0x5B):
+        simple[cp] = chr(cp + 32)
+    for lo, hi in ranges:
+        for cp in range(lo, hi + 1):
+            ch = chr(cp)
+            folded = _fold_char(ch)
+            if len(folded) == 1:
+                if folded != ch:
+                    simple[cp] = folded
+            else:
+                complex_.add(cp)
+    complex_.update(INVISIBLE)
+    return simple, complex_, _two_pass(simple, re.compile(_slow_path_class(complex_)))
+
+
+def _tables() -> tuple[dict[int, str], set[int], bool]:
+    """The tables and the two-pass check below, kept between runs like the rule packs (scanner.packcache: keyed
+    by Python's version, which fixes its Unicode database, and by the package's sources): building them folds
+    15,000 characters, about 15 ms of every start."""
+    from scanner import packcache
+
+    simple, complex_, two_pass = packcache.cached("fold-tables", [], _build_tables)
+    return dict(simple), set(complex_), two_pass is True
+
+
+_SIMPLE_TABLE, _COMPLEX, _two_pass_checked = _tables()
 # Any character the fast path cannot fold one-to-one: a complex one, or anything beyond the tables' ranges. (The
 # tables cover U+F900–FFFF too: a character there folds the same whether or not another one sends the text down
 # the slow path.)
-_NEEDS_SLOW_PATH = re.compile("[" + _char_class(_COMPLEX) + "\u3000-\uF8FF\U00010000-\U0010FFFF]")
+_NEEDS_SLOW_PATH = re.compile(_slow_path_class(_COMPLEX))
 
 
 @dataclass(slots=True)
@@ -204,7 +222,7 @@ def _fold_match(m: re.Match) -> str:
 # `normalize_text` folds in two C-level passes: the table, then the characters the table leaves to the slow path.
 # That equals the per-character loop only if the second pass leaves every table output as it is (it is not such a
 # character, or folding it again gives itself): checked once here.
-_TWO_PASS = all(_NEEDS_SLOW_PATH.search(v) is None or _fold_char(v) == v for v in _SIMPLE_TABLE.values())
+_TWO_PASS = _two_pass_checked
 
 
 def normalize_text(text: str) -> str:

@@ -30,7 +30,8 @@ class RuleError(Exception):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Schemas built on first validation: a scan whose packs come from scanner.packcache builds none.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Help(_Strict):
@@ -221,7 +222,7 @@ class PatternGroup(_Strict):
 
 
 class DerivedGroup(_Strict):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
     from_: str = Field(alias="from", description="The group whose matches are filtered")
     where: Literal["sentence_initial_unquoted", "unquoted"] = Field(
         description="sentence_initial_unquoted: keep matches that open a sentence or clause and are not quoted; "
@@ -351,9 +352,22 @@ def _apply_threshold_overrides(path: Path, rules: list[Rule]) -> list[Rule]:
     return [by_id[r.id] for r in rules]
 
 
+def pack_files(directories) -> list[Path]:
+    """Every YAML file under the directories: what a pack's validation reads (scanner.packcache's key)."""
+    return [p for d in directories if d.is_dir() for p in sorted(d.rglob("*.y*ml"))
+            if p.suffix in (".yaml", ".yml") and p.is_file()]
+
+
 @lru_cache(maxsize=8)
 def load_pack(directories: tuple[Path, ...] = (BUILTIN_RULES / "injection",)):
-    """The lexicon and rules of the given directories (the first one's lexicon.yaml is the lexicon)."""
+    """The lexicon and rules of the given directories (the first one's lexicon.yaml is the lexicon), validated
+    once per content (scanner.packcache)."""
+    from scanner import packcache
+
+    return packcache.cached("injection", pack_files(directories), lambda: _load_pack(directories))
+
+
+def _load_pack(directories: tuple[Path, ...]):
     from scanner.injection.predicates import PREDICATES
 
     lexicon_path = directories[0] / "lexicon.yaml"

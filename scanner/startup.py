@@ -11,11 +11,20 @@ of a cold pre-commit scan's CPU (bench/run.py precommit).
 When the command runs in a caller's process (`scanner.cli.main(argv)`, as the tests do) everything is
 unfrozen on the way out, so that process keeps its collector exactly as it was; only the process's own command
 line (`main()` without arguments: the `centinela` script, `python -m scanner`) stays frozen to its exit.
+
+`exit_process(code)` ends a command that has written everything: in its own process it runs the exit handlers
+(atexit: multiprocessing's, logging's, weakref finalizers), flushes stdout and stderr and leaves with
+`os._exit`, so the interpreter does not tear down, one by one, the some 900 modules and the detectors' objects
+the scan built (a tenth of a cold pre-commit scan's CPU); in a caller's process, under a tracer or profiler
+(coverage, cProfile), when a thread other than the main one is still running or when a flush fails, it is
+`sys.exit(code)` as before.
 """
 
 from __future__ import annotations
 
 import gc
+import os
+import sys
 from contextlib import contextmanager
 
 _state = {"own_process": False}
@@ -57,3 +66,25 @@ def exiting() -> None:
     end, 0.21–0.32 s frozen (2026-12-02, alternating, load 3). Nothing happens when the command runs in a caller's process (the tests' `main(argv)`)."""
     if _state["own_process"]:
         gc.freeze()
+
+
+def exit_process(code: int):
+    """Leave the command with `code` (see the module's docstring); never returns."""
+    if _state["own_process"]:
+        import threading
+
+        # Not under a tracer or a profiler (coverage, cProfile, a debugger): they write what they gathered once
+        # the program's SystemExit reaches them.
+        if threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None:
+            import atexit
+
+            atexit._run_exitfuncs()
+            try:
+                for stream in (sys.stdout, sys.stderr):
+                    if stream is not None:
+                        stream.flush()
+            except Exception:                # a closed pipe: the interpreter's own exit reports it, as before
+                pass
+            else:
+                os._exit(code)
+    sys.exit(code)

@@ -26,16 +26,39 @@ U+0100, `\\u202e` in the BMP, `\\U000e0041` above. A backslash is not escaped, s
 
 from __future__ import annotations
 
-import regex
+import re
+from functools import lru_cache
 
 _UNSAFE_CLASS = r"\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}"
-_UNSAFE = regex.compile(f"[{_UNSAFE_CLASS}]")
-_UNSAFE_BLOCK = regex.compile(r"\r\n|(?![\n\t])" + f"[{_UNSAFE_CLASS}]")
-# Our own colours (click.style): SGR only, digits and semicolons, nothing that moves the cursor or talks to
-# the terminal.
-_UNSAFE_BLOCK_SGR = regex.compile(r"(\x1b\[[0-9;]*m)|\r\n|(?![\n\t])" + f"[{_UNSAFE_CLASS}]")
-# What json.dumps(ensure_ascii=False) leaves raw inside strings (it escapes only C0, `"` and `\`).
-_UNSAFE_JSON = regex.compile(r"[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}\p{Cs}]")
+_SOURCES = {
+    "unsafe": f"[{_UNSAFE_CLASS}]",
+    "block": r"\r\n|(?![\n\t])" + f"[{_UNSAFE_CLASS}]",
+    # Our own colours (click.style): SGR only, digits and semicolons, nothing that moves the cursor or talks to
+    # the terminal.
+    "block_sgr": r"(\x1b\[[0-9;]*m)|\r\n|(?![\n\t])" + f"[{_UNSAFE_CLASS}]",
+    # What json.dumps(ensure_ascii=False) leaves raw inside strings (it escapes only C0, `"` and `\`).
+    "json": r"[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}\p{Cs}]",
+}
+
+
+# Characters that are never unsafe (tests/test_terminal_safety.py checks each one against the installed `regex`):
+# all but C0 (in a block: but line breaks and tabs), DEL, C1, the soft hyphen, U+0600-U+1DFF (Arabic, Syriac,
+# Mongolian… hold format characters), U+2000-U+200F, U+2028-U+202F, U+205F-U+206F, surrogates, the BOM,
+# U+FFF9 and above but the emoji blocks. Output of Spanish pages made only of these (and SGR-free) needs no
+# `regex` to be shown safe. Written as negated classes: `re` compiles a class of wide ranges slowly.
+_NOT_PLAIN = ("\x7f-\x9f\xad\u0600-\u1dff\u2000-\u200f\u2028-\u202f\u205f-\u206f\ud800-\udfff\ufeff"
+              "\ufff9-\U0001efff\U0001fb00-\U0010ffff")
+_BLOCK_PLAIN = re.compile(f"[^\x00-\x08\x0b-\x1f{_NOT_PLAIN}]*")
+_JSON_PLAIN = re.compile(f"[^{_NOT_PLAIN}]*")
+
+
+@lru_cache(maxsize=None)
+def _pattern(name: str):
+    """The compiled pattern, on first use: most outputs are printable or ASCII and never need one, and the
+    `regex` module (for its Unicode categories) is a tenth of the CLI's own imports."""
+    import regex
+
+    return regex.compile(_SOURCES[name])
 
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -79,7 +102,7 @@ def _json_escape(m) -> str:
 
 def is_safe(value: str) -> bool:
     """True when `safe(value)` would change nothing."""
-    return _UNSAFE.search(value) is None
+    return _pattern("unsafe").search(value) is None
 
 
 def safe(value) -> str:
@@ -88,17 +111,17 @@ def safe(value) -> str:
     text = value if isinstance(value, str) else str(value)
     if text.isprintable():          # the common case, checked in C: nothing to escape
         return text
-    return _UNSAFE.sub(_escape, text)
+    return _pattern("unsafe").sub(_escape, text)
 
 
 def safe_text(text: str, *, keep_sgr: bool = False) -> str:
     """A block of text output: like `safe()` but line breaks (`\\r\\n` → `\\n`) and tabs stay; with
     `keep_sgr`, SGR colour sequences stay too (colour the data only after `safe()`)."""
-    if text.isprintable():
+    if text.isprintable() or _BLOCK_PLAIN.fullmatch(text):
         return text
     if keep_sgr:
-        return _UNSAFE_BLOCK_SGR.sub(_escape_block_sgr, text)
-    return _UNSAFE_BLOCK.sub(_escape_block, text)
+        return _pattern("block_sgr").sub(_escape_block_sgr, text)
+    return _pattern("block").sub(_escape_block, text)
 
 
 def _yaml_escape(m) -> str:
@@ -113,4 +136,6 @@ def json_text(serialized: str, *, yaml: bool = False) -> str:
     (YAML does not join a surrogate pair)."""
     if serialized.isascii() and "\x7f" not in serialized:     # json.dumps wrote every other ASCII control
         return serialized
-    return _UNSAFE_JSON.sub(_yaml_escape if yaml else _json_escape, serialized)
+    if _JSON_PLAIN.fullmatch(serialized):
+        return serialized
+    return _pattern("json").sub(_yaml_escape if yaml else _json_escape, serialized)

@@ -42,6 +42,8 @@ from pathlib import Path
 
 import yaml
 
+from scanner.cachedir import cache_dir  # noqa: F401  (the cache's folder; imported from here before)
+
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 CACHE_MIN_BYTES = 256 * 1024
 _FORMAT = f"centinela-yaml-cache/2 pyyaml/{yaml.__version__}"
@@ -307,16 +309,6 @@ def read_yaml(path: Path, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool
 
 
 # --- the cache of parsed large files -----------------------------------------------------------------------
-
-def cache_dir() -> Path | None:
-    if os.environ.get("CENTINELA_NO_CACHE"):
-        return None
-    explicit = os.environ.get("CENTINELA_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "centinela"
-
 
 def cache_limit(text_chars: int) -> int:
     """The largest cache entry kept for a YAML text of this length. Without aliases JSON is about as long as

@@ -145,7 +145,9 @@ def main() -> int:
         if args.before_only:
             return 0
         print("after: this checkout", flush=True)
-        run_all(None, after, scratch, names)
+        # This checkout's package by path: the editable install's finder maps `scanner` to wherever it was
+        # installed from, another checkout when this one is a git worktree sharing its virtualenv.
+        run_all(REPO, after, scratch, names)
         problems = compare(before, after, names)
     finally:
         if args.keep is None:

@@ -28,7 +28,23 @@ def pytest_configure(config):
     netlock.install(allow_loopback=False)
     # The parsed-YAML cache of large files never lands in the user's cache during tests.
     import os
+    import sys
     import tempfile
+
+    # The `python -m scanner` a test starts runs this checkout's package from any working directory: in a git
+    # worktree sharing a virtualenv, the editable install's finder maps `scanner` to the other checkout.
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(
+        os.pathsep) if p and p != str(REPO)])
+    # Bytecode for the run, in one temporary folder, never in the tree: where PYTHONDONTWRITEBYTECODE=1 is set
+    # (this machine's environment and CI's), every test worker and every `python -m scanner` a test starts
+    # compiled the package (and pytest rewrote the test modules) from source again, about 0.3 s of CPU each.
+    # The workers and the subprocesses inherit the setting; they only read and write that folder.
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+        prefix = tempfile.mkdtemp(prefix="centinela-test-pyc-")
+        del os.environ["PYTHONDONTWRITEBYTECODE"]
+        os.environ["PYTHONPYCACHEPREFIX"] = prefix
+        sys.pycache_prefix = prefix
+        sys.dont_write_bytecode = False
 
     os.environ["CENTINELA_CACHE_DIR"] = tempfile.mkdtemp(prefix="centinela-test-cache-")
     # No fingerprint key from the user's environment or ~/.config: tests that want one set it themselves.

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -13,6 +11,7 @@ from scanner.corpus import check_corpus, format_text
 from scanner.loaders import load_bytes, load_path
 from scanner.scan import Scanner
 from scanner.pipeline.run import scan_paths
+from inprocess import run_cli as in_process
 
 SCANNER = Scanner(("injection",))
 
@@ -68,7 +67,8 @@ def test_visible_sentence_split_by_inline_markup_is_one_finding():
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "scanner", *args], capture_output=True, text=True, cwd=REPO)
+    # In this process (tests/inprocess.py): exit codes and outputs are the command's, whatever the process.
+    return in_process(*args, cwd=REPO)
 
 
 def test_scan_json_is_the_contract_shape():

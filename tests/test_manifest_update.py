@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from scanner.fixtures.update import update_manifest
 from scanner.fixtures.verify import verify_tree
 from treefactory import build_tree, envelope, read_manifest, sha, write_json
+from inprocess import run_cli as in_process
 
 
 @pytest.fixture
@@ -19,7 +18,9 @@ def tree(tmp_path):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "scanner", *args], capture_output=True, text=True)
+    # In this process (tests/inprocess.py): these tests check what `manifest update` writes and says, not how a
+    # fresh interpreter starts.
+    return in_process(*args)
 
 
 def test_adds_an_envelope_with_its_recorded_date_and_inferred_class(tree):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from scanner.fixtures.verify import verify_tree
 from treefactory import build_tree, edit_manifest, golden_cases, set_golden, sha
+from inprocess import run_cli as in_process
 
 
 def codes(root):
@@ -159,7 +158,8 @@ def test_unknown_class(tree):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "scanner", *args], capture_output=True, text=True)
+    # In this process (tests/inprocess.py): the output and exit codes are the command's, whatever the process.
+    return in_process(*args)
 
 
 def test_cli_json_output_is_the_contract_shape(tree):

@@ -5,8 +5,6 @@ or leads out through a symlink (to a file or through a folder) is a problem, nev
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -15,13 +13,14 @@ from scanner.fixtures.verify import verify_tree
 from scanner.redact import JOURNAL, finish_journal
 from scanner.suppress import SuppressionError, load_allowlist
 from treefactory import build_tree, edit_manifest, read_manifest, sha, write_json
+from inprocess import run_cli as in_process
 
 SECRET = "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"
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "scanner", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    # In this process (tests/inprocess.py): what the commands refuse and write, not how a process starts.
+    return in_process(*args)
 
 
 @pytest.fixture

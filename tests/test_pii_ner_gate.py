@@ -187,3 +187,21 @@ def test_a_scan_that_needs_no_name_imports_no_spacy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300).stdout.split("\n")
     assert out[0] == "[]"                                   # nothing of spaCy or Presidio for a company page
     assert out[1] == "['spacy']"                            # a personal contact block: spaCy, still no Presidio
+
+
+def test_the_models_installed_check_agrees_with_importlib_metadata(monkeypatch):
+    """`ner.installed()` finds the model's dist-info beside its package (no importlib.metadata); it says what
+    importlib.metadata says, and asks it when there is no such folder."""
+    from importlib import metadata
+    from importlib import util as importlib_util
+
+    from scanner.pii import ner
+
+    try:
+        metadata.distribution(ner.MODEL)
+        expected = True
+    except metadata.PackageNotFoundError:
+        expected = False
+    assert ner.installed() is expected
+    monkeypatch.setattr(importlib_util, "find_spec", lambda name: None)
+    assert ner.installed() is expected

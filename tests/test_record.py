@@ -132,7 +132,9 @@ def record_exa(root: Path, up: FakeUpstream, said: list[str]) -> dict:
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scanner", *args], capture_output=True, text=True, timeout=900)
+    # In this process (tests/inprocess.py): these are refusals before anything starts; the recorder's own
+    # process, its signals and its exit are tested with a real one (test_the_command).
+    return run_cli(*args)
 
 
 def forms(value: str) -> set[str]:

@@ -149,3 +149,24 @@ p = rx.compile(r"(?<![\w])[a-záéíóúñü]{3,}(?![\w])")
 print(p._stored is None, stored.version())
 """)
     assert out.split() == ["True", "None"]
+
+
+def test_versions_in_the_fingerprint_are_the_installed_distributions():
+    """The fingerprint reads google-re2's and regex's versions beside their packages (without importing
+    importlib.metadata or regex); they are what importlib.metadata and `regex.__version__` say."""
+    from importlib import metadata
+
+    import regex
+
+    assert stored.re2_version() == metadata.version("google-re2")
+    assert stored.regex_version() == regex.__version__ == metadata.version("regex")
+
+
+def test_a_missing_dist_info_falls_back_to_the_imported_version(monkeypatch):
+    import regex
+
+    monkeypatch.setattr(stored, "_dist_version", lambda module, dist: None)
+    assert stored.regex_version() == regex.__version__
+    from importlib import metadata
+
+    assert stored.re2_version() == metadata.version("google-re2")

@@ -121,6 +121,28 @@ def test_json_text_means_the_same_json():
         text.encode("utf-8")                            # lone surrogates are escapes, not unencodable text
 
 
+def test_the_fast_paths_take_only_characters_the_classes_never_match():
+    """safe_text's and json_text's fast paths (no `regex` import) take only characters their `regex` classes
+    never match: each one is checked against the installed `regex`, and text holding one character outside
+    them still goes through the classes."""
+    import regex
+
+    from scanner import terminal
+
+    every = [chr(cp) for cp in range(0x110000)]
+    for name, plain, spared in (("json", terminal._JSON_PLAIN, ""), ("unsafe", terminal._BLOCK_PLAIN, "\t\n")):
+        klass = regex.compile(terminal._SOURCES[name])
+        taken = [ch for ch in every if plain.fullmatch(ch)]
+        assert len(taken) > 600 and not {"\xad", "\x7f", "\x85", "\u2028", "\u202e", "\ufeff"} & set(taken)
+        assert [ch for ch in taken if ch not in spared and klass.search(ch)] == []
+    assert "\r" not in terminal._BLOCK_PLAIN.pattern and "\x1b" not in terminal._BLOCK_PLAIN.pattern
+    text = json.dumps({"t": "Ñandú «señal» — 5 € ĳ"}, ensure_ascii=False, indent=2)
+    assert json_text(text) == text and safe_text(text) == text
+    assert json_text(json.dumps("a\xadb", ensure_ascii=False)) == '"a\\u00adb"'
+    assert json_text(json.dumps("Bajío\u202e", ensure_ascii=False)) == '"Bajío\\u202e"'
+    assert safe_text("Bajío\r\nñ\u202e\n") == "Bajío\nñ\\u202e\n"
+
+
 def test_our_colours_pass_and_nothing_else_does():
     import click
 

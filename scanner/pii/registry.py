@@ -184,7 +184,14 @@ class Registry:
 
 @lru_cache(maxsize=1)
 def registry() -> Registry:
-    """The built-in personal-data rules (read once per process)."""
+    """The built-in personal-data rules (read once per process, validated once per content:
+    scanner.packcache)."""
+    from scanner import packcache
+
+    return Registry(packcache.cached("pii", sorted(RULES_DIR.glob("PII*.yaml")), _load_rules))
+
+
+def _load_rules() -> tuple[PiiRule, ...]:
     rules: list[PiiRule] = []
     seen: dict[str, str] = {}
     for path in sorted(RULES_DIR.glob("PII*.yaml")):
@@ -200,7 +207,7 @@ def registry() -> Registry:
         rules.append(rule)
     if not rules:
         raise RuleError(f"{RULES_DIR}: no personal-data rule")
-    return Registry(tuple(rules))
+    return tuple(rules)
 
 
 def reportable(f: Finding) -> bool:

@@ -40,7 +40,7 @@ def normalize_name(name: str) -> str:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)   # built on first validation (scanner.packcache)
 
 
 def _check_regex(v: Optional[str]) -> Optional[str]:
@@ -266,7 +266,15 @@ def rule_files(directory: Path) -> list[Path]:
 
 @lru_cache(maxsize=8)
 def load_rules(directories: tuple[Path, ...] = (BUILTIN_SECRET_RULES,)) -> tuple[SecretRule, ...]:
-    """Every rule of the given directories, ids unique across them."""
+    """Every rule of the given directories, ids unique across them, validated once per content
+    (scanner.packcache)."""
+    from scanner import packcache
+
+    files = [p for d in directories if d.is_dir() for p in rule_files(d)]
+    return packcache.cached("secrets", files, lambda: _load_rules(directories))
+
+
+def _load_rules(directories: tuple[Path, ...]) -> tuple[SecretRule, ...]:
     rules: list[SecretRule] = []
     seen: dict[str, str] = {}
     for directory in directories:

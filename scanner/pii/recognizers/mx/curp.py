@@ -6,16 +6,17 @@ the pattern takes any case, since stdnum upper-cases before computing the check 
 
 from __future__ import annotations
 
-from stdnum.exceptions import ValidationError
-from stdnum.mx import curp as _curp
-
 from scanner.pii.recognizer import Pattern, PatternRecognizer
 
 CURP_RE = r"(?<![A-Za-z0-9Ññ&])[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[0-9A-Za-z]\d(?![A-Za-z0-9Ññ])"
 
 
 def curp_valid(value: str) -> bool:
-    """A CURP with a valid check digit (stdnum; sex H or M)."""
+    """A CURP with a valid check digit (stdnum; sex H or M). stdnum is imported at the first candidate: its
+    `util` module imports ssl and pydoc, which a page without one never needs."""
+    from stdnum.exceptions import ValidationError
+    from stdnum.mx import curp as _curp
+
     try:
         _curp.validate(value)
         return True

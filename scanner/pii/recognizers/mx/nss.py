@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import re
 
-from stdnum import luhn
-
 from scanner.pii.recognizer import Pattern, PatternRecognizer
 
 NSS_RE = r"(?<![\d.,\-/])\d(?:[ \-]?\d){10}(?![ \-]?\d)(?![.,/]\d)"
 
 
 def nss_valid(digits: str) -> bool:
-    return len(digits) == 11 and digits.isdigit() and luhn.is_valid(digits)
+    if not (len(digits) == 11 and digits.isdigit()):
+        return False
+    from stdnum import luhn      # at the first candidate (as in `curp_valid`)
+
+    return luhn.is_valid(digits)
 
 
 class MxNssRecognizer(PatternRecognizer):

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-import phonenumbers
+from functools import lru_cache
 
 from scanner.pii.recognizer import Pattern, PatternRecognizer
 
@@ -43,9 +42,15 @@ class PhoneInfo:
         return self.e164[3:] if self.e164.startswith("+52") else self.e164
 
 
-_TYPE_NAMES = {v: k for k, v in vars(phonenumbers.PhoneNumberType).items() if isinstance(v, int)}
-_BUSINESS_TYPES = {phonenumbers.PhoneNumberType.TOLL_FREE, phonenumbers.PhoneNumberType.PREMIUM_RATE,
-                   phonenumbers.PhoneNumberType.SHARED_COST, phonenumbers.PhoneNumberType.UAN}
+@lru_cache(maxsize=None)
+def _lib():
+    """phonenumbers, its type names and the business types: imported at the first candidate to validate (a
+    page without one, most of a pre-commit hook's, never pays for its metadata)."""
+    import phonenumbers
+
+    types = phonenumbers.PhoneNumberType
+    names = {v: k for k, v in vars(types).items() if isinstance(v, int)}
+    return phonenumbers, names, {types.TOLL_FREE, types.PREMIUM_RATE, types.SHARED_COST, types.UAN}
 _SEPARATED = re.compile(r"\d[\s.\-()]+\d")
 _NANP = re.compile(r"\(?\d{3}\)?[ .\-]?\d{3}[ .\-]\d{4}")
 
@@ -53,11 +58,12 @@ _NANP = re.compile(r"\(?\d{3}\)?[ .\-]?\d{3}[ .\-]\d{4}")
 def _mx(national: str, form: str) -> PhoneInfo | None:
     if len(national) != 10 or national[0] in "01":
         return None
+    phonenumbers, type_names, business = _lib()
     number = phonenumbers.PhoneNumber(country_code=52, national_number=int(national))
     if not phonenumbers.is_valid_number(number):
         return None
     ntype = phonenumbers.number_type(number)
-    return PhoneInfo("+52" + national, "MX", _TYPE_NAMES.get(ntype, str(ntype)), form, ntype in _BUSINESS_TYPES)
+    return PhoneInfo("+52" + national, "MX", type_names.get(ntype, str(ntype)), form, ntype in business)
 
 
 def parse_phone(candidate: str) -> PhoneInfo | None:
@@ -73,6 +79,7 @@ def parse_phone(candidate: str) -> PhoneInfo | None:
             if len(rest) == 11 and rest[0] == "1":
                 return _mx(rest[1:], "legacy_mobile")
             return _mx(rest, "international")
+        phonenumbers, type_names, business = _lib()
         try:
             number = phonenumbers.parse("+" + digits, None)
         except phonenumbers.NumberParseException:
@@ -81,8 +88,8 @@ def parse_phone(candidate: str) -> PhoneInfo | None:
             return None
         ntype = phonenumbers.number_type(number)
         return PhoneInfo(phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164),
-                         phonenumbers.region_code_for_number(number) or "", _TYPE_NAMES.get(ntype, str(ntype)),
-                         "international", ntype in _BUSINESS_TYPES)
+                         phonenumbers.region_code_for_number(number) or "", type_names.get(ntype, str(ntype)),
+                         "international", ntype in business)
     if len(digits) == 13 and digits.startswith(("044", "045")):
         return _mx(digits[3:], "legacy_prefix")
     if len(digits) == 12 and digits.startswith("01"):
@@ -96,6 +103,7 @@ def parse_phone(candidate: str) -> PhoneInfo | None:
         info = _mx(digits, form)
         if info is None and form == "national" and _NANP.fullmatch(text):
             # (305) 376-2217 / 305-376-2217: not a Mexican number, but a valid US/Canadian one
+            phonenumbers, type_names, business = _lib()
             try:
                 number = phonenumbers.parse(text, "US")
             except phonenumbers.NumberParseException:
@@ -104,7 +112,7 @@ def parse_phone(candidate: str) -> PhoneInfo | None:
                 ntype = phonenumbers.number_type(number)
                 return PhoneInfo(phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164),
                                  phonenumbers.region_code_for_number(number) or "US",
-                                 _TYPE_NAMES.get(ntype, str(ntype)), "national", ntype in _BUSINESS_TYPES)
+                                 type_names.get(ntype, str(ntype)), "national", ntype in business)
         return info
     return None
 

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stdnum.exceptions import ValidationError
-from stdnum.mx import rfc as _rfc
-
 from scanner import rx
 from scanner.pii.recognizer import Pattern, PatternRecognizer
 
@@ -33,7 +30,11 @@ class RfcInfo:
 
 
 def rfc_info(value: str) -> RfcInfo | None:
-    """What an RFC-shaped string is, or None when stdnum rejects it even without check digits."""
+    """What an RFC-shaped string is, or None when stdnum rejects it even without check digits (stdnum imported
+    at the first candidate, as in `curp_valid`)."""
+    from stdnum.exceptions import ValidationError
+    from stdnum.mx import rfc as _rfc
+
     try:
         number = _rfc.validate(value)
     except ValidationError:
