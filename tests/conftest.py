@@ -35,20 +35,29 @@ def pytest_configure(config):
     # worktree sharing a virtualenv, the editable install's finder maps `scanner` to the other checkout.
     os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(
         os.pathsep) if p and p != str(REPO)])
+    # One temporary folder for the run's bytecode, cache and config, made by the process pytest started (the
+    # xdist workers inherit it) and removed when that process ends.
+    run_tmp = os.environ.get("CENTINELA_TEST_TMP")
+    if not run_tmp or not os.path.isdir(run_tmp):
+        import atexit
+        import shutil
+
+        run_tmp = os.environ["CENTINELA_TEST_TMP"] = tempfile.mkdtemp(prefix="centinela-test-")
+        atexit.register(shutil.rmtree, run_tmp, True)
     # Bytecode for the run, in one temporary folder, never in the tree: where PYTHONDONTWRITEBYTECODE=1 is set
     # (this machine's environment and CI's), every test worker and every `python -m scanner` a test starts
     # compiled the package (and pytest rewrote the test modules) from source again, about 0.3 s of CPU each.
     # The workers and the subprocesses inherit the setting; they only read and write that folder.
     if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
-        prefix = tempfile.mkdtemp(prefix="centinela-test-pyc-")
+        prefix = os.path.join(run_tmp, "pyc")
         del os.environ["PYTHONDONTWRITEBYTECODE"]
         os.environ["PYTHONPYCACHEPREFIX"] = prefix
         sys.pycache_prefix = prefix
         sys.dont_write_bytecode = False
 
-    os.environ["CENTINELA_CACHE_DIR"] = tempfile.mkdtemp(prefix="centinela-test-cache-")
+    os.environ["CENTINELA_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=run_tmp)
     # No fingerprint key from the user's environment or ~/.config: tests that want one set it themselves.
-    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="centinela-test-config-")
+    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="config-", dir=run_tmp)
     for name in ("CENTINELA_FINGERPRINT_KEY", "CENTINELA_FINGERPRINT_KEY_FILE"):
         os.environ.pop(name, None)
 
