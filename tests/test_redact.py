@@ -36,8 +36,27 @@ def leaky_envelope() -> dict:
     }
 
 
-def run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "scanner", *args], capture_output=True, text=True, env=env)
+def run(*args, env=None, fresh=False):
+    """`centinela redact ...` in this process (tests/inprocess.py), with `env` as the whole environment while it
+    runs: each fresh interpreter paid the start-up and spaCy's model (about 1.5 s of CPU) for a command whose
+    output is all these tests read. `fresh=True`: a real `python -m scanner` (the write, in
+    test_write_redacts_in_place_updates_manifest_and_is_idempotent, keeps one)."""
+    if fresh:
+        return subprocess.run([sys.executable, "-m", "scanner", *args], capture_output=True, text=True, env=env)
+    import os
+
+    from inprocess import run_cli
+
+    if env is None:
+        return run_cli(*args)
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        return run_cli(*args)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 @pytest.fixture
@@ -79,7 +98,7 @@ def test_check_plans_exact_spans_and_keeps_what_the_spec_keeps(tree):
 def test_write_redacts_in_place_updates_manifest_and_is_idempotent(tree):
     target = tree / "alpha/search/gs-001.json"
     before = sha(target)
-    proc = run("redact", str(tree), "--write")
+    proc = run("redact", str(tree), "--write", fresh=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     value = json.loads(target.read_text(encoding="utf-8"))        # still valid JSON
     assert value["request"]["headers"]["Authorization"] in ("REDACTED", "Bearer REDACTED")

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -97,8 +95,12 @@ def test_budget_values():
 
 
 def run_scan(*args):
-    return subprocess.run([sys.executable, "-m", "scanner", "scan", *map(str, args)], capture_output=True,
-                          text=True, timeout=300)
+    """`centinela scan ...` in this process (tests/inprocess.py): the budgets are enforced in the forked workers
+    either way (each capped at what it had when forked plus its budget); a fresh interpreter only added its
+    start-up and spaCy's model. tests/test_hostile_files.py keeps a real `python -m scanner scan` with budgets."""
+    from inprocess import run_cli
+
+    return run_cli("scan", *args)
 
 
 def test_cli_time_and_memory_budgets_on_a_real_slow_file(tmp_path):
