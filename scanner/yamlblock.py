@@ -49,44 +49,64 @@ class NotBlock(Exception):
     """The text is not in the subset this reader builds exactly: the caller reads it another way."""
 
 
-def load_block(text: str, loader, unique_keys: bool, max_depth: int):
-    """The document's data, or `NotBlock`. `loader`: a safe loader instance (its resolvers and constructors)."""
-    if _NOT_ASCII_LINE.search(text) or _DOCUMENT.fullmatch(text) is None:
-        raise NotBlock
+def plain_resolver(loader, refuse: type[Exception]):
+    """A function from a plain scalar's text to its (tag, value), resolved by `loader`'s own implicit resolvers
+    (in their order, by first character) and built by its own constructors, as `compose` then `construct` would;
+    a merge (`<<`) or value (`=`) key, or a tag with no constructor, raises `refuse`. Strings, booleans and nulls
+    are remembered (immutable, shared safely) — their values also in the function's `values` (text -> value), for
+    a caller's inline look-up; dates and numbers are built each time. Used by this reader and by
+    `scanner.yamlsafe._load_events`."""
+    from yaml.nodes import ScalarNode
+
     resolvers = loader.yaml_implicit_resolvers
     wildcard = list(resolvers.get(None, []))
     by_first: dict[str, list] = {}
     constructors = loader.yaml_constructors
     bool_values = loader.bool_values
-    resolved: dict[str, object] = {}          # plain text -> its str, bool or None (immutable, shared safely)
+    resolved: dict[str, tuple] = {}
+    values: dict[str, object] = {}
 
-    from yaml.nodes import ScalarNode
-
-    def plain(value: str):
-        """A plain scalar's value, as the loader resolves and builds it."""
-        obj = resolved.get(value, resolved)
-        if obj is not resolved:
-            return obj
-        candidates = by_first.get(value[:1])
+    def resolve(value: str) -> tuple:
+        hit = resolved.get(value)
+        if hit is not None:
+            return hit
+        first = value[:1]
+        candidates = by_first.get(first)
         if candidates is None:
-            candidates = by_first[value[:1]] = list(resolvers.get(value[:1], [])) + wildcard
+            candidates = by_first[first] = list(resolvers.get(first, [])) + wildcard
         tag = _STR
         for candidate, regexp in candidates:
             if regexp.match(value):
                 tag = candidate
                 break
         if tag is _STR:
-            obj = value
+            hit = (tag, value)
         elif tag == _BOOL:
-            obj = bool_values[value.lower()]
+            hit = (tag, bool_values[value.lower()])
         elif tag == _NULL:
-            obj = None
+            hit = (tag, None)
         elif tag in _KEYS_NOT_BUILT or tag not in constructors:
-            raise NotBlock
+            raise refuse
         else:
-            return constructors[tag](loader, ScalarNode(tag, value))   # dates, numbers: built each time
-        resolved[value] = obj
-        return obj
+            return tag, constructors[tag](loader, ScalarNode(tag, value))
+        resolved[value] = hit
+        values[value] = hit[1]
+        return hit
+
+    resolve.values = values
+    return resolve
+
+
+def load_block(text: str, loader, unique_keys: bool, max_depth: int):
+    """The document's data, or `NotBlock`. `loader`: a safe loader instance (its resolvers and constructors)."""
+    if _NOT_ASCII_LINE.search(text) or _DOCUMENT.fullmatch(text) is None:
+        raise NotBlock
+    resolve = plain_resolver(loader, NotBlock)
+    resolved = resolve.values                 # plain text -> its str, bool or None, looked up inline below
+
+    def plain(value: str):
+        """A plain scalar's value, as the loader resolves and builds it."""
+        return resolve(value)[1]
 
     def value_of(text: str):
         """A value on a line (checked by _DOCUMENT: a plain or quoted scalar, [] or {})."""

@@ -175,8 +175,7 @@ def safe_load(text: str, *, max_bytes: int = DATA_FILE_BYTES, unique_keys: bool 
 
 _FAST_EVENTS = True            # tests turn it off to compare
 _FAST_BLOCK = True             # scanner.yamlblock first (tests turn it off to compare)
-_STR, _BOOL, _NULL = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
-_KEYS_NOT_BUILT = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
+_STR = "tag:yaml.org,2002:str"
 
 
 class _NotPlain(Exception):
@@ -186,15 +185,12 @@ class _NotPlain(Exception):
 def _load_events(text: str, unique_keys: bool):
     from yaml.events import (DocumentEndEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent,
                              ScalarEvent, SequenceEndEvent, SequenceStartEvent, StreamEndEvent, StreamStartEvent)
-    from yaml.nodes import ScalarNode
+
+    from scanner.yamlblock import plain_resolver
 
     loader = _Loader(text)
     try:
-        resolvers = loader.yaml_implicit_resolvers
-        wildcard = list(resolvers.get(None, []))
-        by_first: dict[str, list] = {}
-        constructors = loader.yaml_constructors
-        bool_values = loader.bool_values
+        resolve = plain_resolver(loader, _NotPlain)
         get_event = loader.get_event
         if type(get_event()) is not StreamStartEvent:
             raise _NotPlain
@@ -217,29 +213,10 @@ def _load_events(text: str, unique_keys: bool):
                 if event.tag is not None or event.anchor is not None:
                     raise _NotPlain
                 value = event.value
-                tag = _STR
                 if event.implicit[0]:
-                    first = value[:1]
-                    candidates = by_first.get(first)
-                    if candidates is None:
-                        candidates = by_first[first] = list(resolvers.get(first, [])) + wildcard
-                    for candidate, regexp in candidates:
-                        if regexp.match(value):
-                            tag = candidate
-                            break
-                    if tag is not _STR:
-                        if tag == _BOOL:
-                            obj = bool_values[value.lower()]
-                        elif tag == _NULL:
-                            obj = None
-                        elif tag in _KEYS_NOT_BUILT or tag not in constructors:
-                            raise _NotPlain
-                        else:
-                            obj = constructors[tag](loader, ScalarNode(tag, value))
-                    else:
-                        obj = value
+                    tag, obj = resolve(value)
                 else:
-                    obj = value
+                    tag, obj = _STR, value
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 if event.tag is not None or event.anchor is not None or len(stack) + 1 > MAX_DEPTH:
                     raise _NotPlain
