@@ -60,16 +60,11 @@ def _code_key() -> bytes:
 def _version(module: str) -> str:
     """A distribution's version from its `dist-info` beside the package, without importing it (the fold tables
     need no pydantic); the imported module's `__version__` when there is not exactly one."""
-    from importlib.util import find_spec
+    from scanner.distinfo import version_beside
 
-    try:
-        spec = find_spec(module)
-        if spec is not None and spec.origin:
-            found = list(Path(spec.origin).resolve().parent.parent.glob(f"{module}-*.dist-info"))
-            if len(found) == 1:
-                return found[0].name[len(module) + 1:-len(".dist-info")]
-    except (ImportError, ValueError, OSError):
-        pass
+    version = version_beside(module)
+    if version is not None:
+        return version
     import importlib
 
     return str(getattr(importlib.import_module(module), "__version__", "unknown"))

@@ -165,7 +165,7 @@ def test_versions_in_the_fingerprint_are_the_installed_distributions():
 def test_a_missing_dist_info_falls_back_to_the_imported_version(monkeypatch):
     import regex
 
-    monkeypatch.setattr(stored, "_dist_version", lambda module, dist: None)
+    monkeypatch.setattr(stored, "version_beside", lambda module, dist=None: None)
     assert stored.regex_version() == regex.__version__
     from importlib import metadata
 

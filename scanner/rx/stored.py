@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scanner.distinfo import version_beside
 from scanner.rx.alphabet import ALPHABET
 
 FILE = Path(__file__).with_name("programs.json")
@@ -58,33 +59,10 @@ def fingerprint() -> str:
     return h.hexdigest()
 
 
-def _dist_version(module: str, dist: str) -> str | None:
-    """The `Version:` of the one `<dist>-*.dist-info/METADATA` beside the top-level package `module`, found
-    without importing it (None when there is not exactly one, or it cannot be read)."""
-    try:
-        from importlib.util import find_spec
-
-        spec = find_spec(module)
-        if spec is None or not spec.origin:
-            return None
-        found = list(Path(spec.origin).resolve().parent.parent.glob(f"{dist}-*.dist-info"))
-        if len(found) != 1:
-            return None
-        with open(found[0] / "METADATA", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("Version:"):
-                    return line[len("Version:"):].strip()
-                if not line.strip():             # the headers end at the first blank line
-                    break
-    except (ImportError, ValueError, OSError, UnicodeDecodeError, TypeError):
-        pass
-    return None
-
-
 def regex_version() -> str:
     """`regex.__version__`, read from its dist-info when there is one: a cold scan need not import `regex`
     (a Python engine only a pattern the stored programs lack uses) to check the file."""
-    version = _dist_version("regex", "regex")
+    version = version_beside("regex")
     if version is not None:
         return version
     import regex
@@ -96,7 +74,7 @@ def re2_version() -> str:
     """google-re2's version, as `importlib.metadata.version` gives it ("none" when it is not installed), read
     from the `google_re2-*.dist-info/METADATA` beside the `re2` package when there is exactly one: importing
     importlib.metadata and searching every path entry for it was a tenth of a cold scan's start."""
-    version = _dist_version("re2", "google_re2")
+    version = version_beside("re2", "google_re2")
     if version is not None:
         return version
     from importlib import metadata
