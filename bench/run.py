@@ -182,11 +182,13 @@ def profile_injection_scan(repeat: int) -> None:
     if not files:
         print("profile: ../shared/realdata/html absent, skipped")
         return
+    from scanner.pipeline.run import scan_paths
+
     full = Scanner(("injection",), prefilter=False)
-    full.scan(files)
+    scan_paths(full, files)                     # warm: rule packs, model, regex programs
     prof = cProfile.Profile()
     prof.enable()
-    full.scan(files)
+    scan_paths(full, files)
     prof.disable()
     print("fully loaded injection scan, by own time (cProfile inflates Python-level calls):")
     pstats.Stats(prof, stream=sys.stdout).sort_stats("tottime").print_stats(15)
