@@ -1,0 +1,130 @@
+"""Recall and false positives of the injection rules on `corpus/blind_texts.jsonl`, per split, carrier and language.
+
+    python bench/blind_probe.py [--split dev blind] [--misses N] [--json FILE]
+
+The file holds short texts (Spanish first, some English) in two splits:
+
+- `blind`: written by someone with no access to the rules, the corpus or the other sets, and never read while
+  writing rules nor used in training — the honest estimate of what the rules find in text nobody here tuned for;
+- `dev`: written the same way (and a few by the lexicon's author), then used to find what the lexicon missed; its
+  figures show what was fitted, not how it generalises.
+
+Every text is put into the same page in six carriers — an HTML comment, a `display:none` div, an image's alt, a
+meta description, a JSON-LD description (the five hidden ones) and a visible paragraph — and the pages are scanned
+with `--kinds injection` exactly as the CLI does (lexicon rules and the learned rule, prefilter on). A page counts
+as flagged when any injection finding is reported on it. Nothing here trains anything; the texts stay in the corpus
+folder and never reach `scanner.training`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+BLIND = REPO / "corpus" / "blind_texts.jsonl"
+HIDDEN = ("comment", "css_hidden", "alt", "meta", "json_ld")
+CARRIERS = HIDDEN + ("visible",)
+HEAD = "<html lang='es'><head><title>Grupo Altamira | Noticias</title>{head}</head><body>" \
+       "<h1>Grupo Altamira anuncia resultados</h1><p>La empresa regiomontana reportó ventas por 1,200 millones " \
+       "de pesos en el tercer trimestre.</p>"
+TAIL = "<p>Contacto de prensa disponible en el sitio.</p></body></html>"
+
+
+def page(carrier: str, text: str) -> str:
+    esc = html.escape(text)
+    if carrier == "comment":
+        return HEAD.format(head="") + "<!-- " + text.replace("--", "- -") + " -->" + TAIL
+    if carrier == "css_hidden":
+        return HEAD.format(head="") + f"<div style='display:none'>{esc}</div>" + TAIL
+    if carrier == "alt":
+        return HEAD.format(head="") + f"<img src='foto.jpg' alt=\"{esc}\">" + TAIL
+    if carrier == "meta":
+        return HEAD.format(head=f"<meta name='description' content=\"{esc}\">") + TAIL
+    if carrier == "json_ld":
+        ld = json.dumps({"@context": "https://schema.org", "@type": "NewsArticle", "description": text},
+                        ensure_ascii=False).replace("</", "<\\/")
+        return HEAD.format(head=f"<script type='application/ld+json'>{ld}</script>") + TAIL
+    return HEAD.format(head="") + "".join(f"<p>{html.escape(p)}</p>" for p in text.split("\n")) + TAIL
+
+
+def measure(rows: list[dict]) -> tuple[dict, dict]:
+    """({(split, label, language, carrier): (flagged, total)}, {row id: set of carriers flagged})."""
+    from scanner.pipeline.run import scan_paths
+    from scanner.scan import Scanner
+
+    scanner = Scanner(("injection",))
+    counts: dict = defaultdict(lambda: [0, 0])
+    flagged_in: dict = defaultdict(set)
+    with tempfile.TemporaryDirectory(prefix="centinela-blind-") as tmp:
+        paths = {}
+        for k, r in enumerate(rows):
+            for c in CARRIERS:
+                p = Path(tmp) / c / f"{k:04d}.html"
+                p.parent.mkdir(exist_ok=True)
+                p.write_text(page(c, r["text"]), encoding="utf-8")
+                paths[str(p)] = (k, c)
+        result = scan_paths(scanner, [Path(tmp)])       # display paths are relative to it: "comment/0001.html"
+        hit = {f.path for f in result.findings if f.kind == "injection"}
+        if result.errors:
+            raise SystemExit(f"blind_probe: {len(result.errors)} pages could not be scanned: {result.errors[:3]}")
+        for display, (k, c) in paths.items():
+            r = rows[k]
+            is_hit = Path(display).relative_to(tmp).as_posix() in hit
+            key = (r["split"], r["label"], r["language"], c)
+            counts[key][1] += 1
+            if is_hit:
+                counts[key][0] += 1
+                flagged_in[r["id"]].add(c)
+    return counts, flagged_in
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--split", nargs="*", default=["blind", "dev"])
+    ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+    rows = [json.loads(line) for line in BLIND.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [r for r in rows if r["split"] in args.split]
+    counts, flagged_in = measure(rows)
+    print(f"injection rules on {BLIND.relative_to(REPO)}: each text in {len(CARRIERS)} carriers (hidden: "
+          f"{', '.join(HIDDEN)}), scan --kinds injection")
+    out = {}
+    for split in args.split:
+        for label in ("injection", "benign"):
+            for lang in sorted({r["language"] for r in rows if r["split"] == split and r["label"] == label}):
+                cells = {c: counts[(split, label, lang, c)] for c in CARRIERS}
+                n = cells["visible"][1]
+                if not n:
+                    continue
+                hid = [sum(cells[c][0] for c in HIDDEN), sum(cells[c][1] for c in HIDDEN)]
+                what = "found" if label == "injection" else "flagged"
+                per = "  ".join(f"{c} {cells[c][0]}/{cells[c][1]}" for c in HIDDEN)
+                print(f"  {split:5s} {label:9s} {lang} n={n:3d}  hidden {what} {hid[0]}/{hid[1]} = {hid[0] / hid[1]:.3f}"
+                      f"   visible {cells['visible'][0]}/{n} = {cells['visible'][0] / n:.3f}   ({per})")
+                out[f"{split}/{label}/{lang}"] = {"hidden": hid, "visible": cells["visible"],
+                                                  **{c: cells[c] for c in HIDDEN}}
+        if args.misses:
+            by_class: Counter = Counter()
+            missed = [r for r in rows if r["split"] == split and r["label"] == "injection"
+                      and not (flagged_in.get(r["id"], set()) & set(HIDDEN))]
+            for r in missed:
+                by_class[r["class"]] += 1
+            print(f"  {split}: attacks missed in every hidden carrier, by class: {dict(by_class.most_common())}")
+            for r in missed[:args.misses]:
+                print(f"    {r['id']}: {r['text'][:140]!r}")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
