@@ -274,3 +274,17 @@ def test_whitespace_collapses_as_re_would(text):
     import re
 
     assert F.prepare_normalized(text) == " " + re.sub(r"\s+", " ", text.replace("\x00", " ")).strip() + " "
+
+
+def test_threshold_probabilities_stay_strictly_between_0_and_1():
+    """A benign page scoring ten logits out of fold puts a threshold at 0.99995…; the rule file must still take it
+    (thresholds lie strictly between 0 and 1), and no threshold moves by more than its rounding."""
+    from scanner.injection import model as M
+    from scanner.training.evaluate import probability
+
+    for logit in (-60.0, -12.0, -3.0, 0.0, 2.5, 9.3, 9.9, 10.0, 12.0, 20.0, 60.0):
+        p = probability(logit)
+        assert 0.0 < p < 1.0, (logit, p)
+        exact = float(M.sigmoid(logit))
+        assert abs(p - exact) <= max(5e-5, 1e-3 * min(exact, 1 - exact) + 1e-12), (logit, p, exact)
+    assert probability(3.0) == round(float(M.sigmoid(3.0)), 4)          # four decimals wherever they suffice

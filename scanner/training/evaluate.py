@@ -112,6 +112,18 @@ def _spend_budget(groups, levels, allowed, budget, gain) -> None:
         allowed[best[1]] = best[2]
 
 
+def probability(logit: float) -> float:
+    """A threshold as the rule file writes it: the probability rounded to 4 decimals, or to as many more as keep it
+    strictly between 0 and 1 (a rule's threshold must be; a benign page scoring 9.3 logits out of fold puts the
+    visible threshold at 0.99991, which 4 decimals would write as 1.0)."""
+    p = float(M.sigmoid(logit))
+    for digits in range(4, 13):
+        r = round(p, digits)
+        if 0.0 < r < 1.0:
+            return r
+    return min(max(p, 1e-12), 1.0 - 1e-12)
+
+
 def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_cues, page_budget: float =
                       PAGE_BUDGET, prompt_budget: float = PROMPT_BUDGET, verbose: bool = False) -> dict:
     """Thresholds against the false-positive budgets, from out-of-fold scores.
@@ -173,7 +185,7 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
     if verbose:
         print(f"thresholds: {len(pages)} training pages, budget {budget}; pages allowed over each group {allowed}; "
               f"benign instruction-like floor {M.sigmoid(prompt_floor):.4f} ({len(prompts)} texts)", flush=True)
-    return {g: round(float(M.sigmoid(v)), 4) for g, v in sorted(out.items())}
+    return {g: probability(v) for g, v in sorted(out.items())}
 
 
 CUED_GROUPS = ("comment", "attribute", "meta", "json_ld", "css_hidden")
@@ -243,7 +255,7 @@ def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds:
         return int((posa >= level(g, n)).sum())
 
     _spend_budget(CUED_GROUPS, levels, allowed, budget, gain)
-    out = {g: round(float(M.sigmoid(level(g, allowed[g]))), 4) for g in CUED_GROUPS}
+    out = {g: probability(level(g, allowed[g])) for g in CUED_GROUPS}
     if verbose:
         print(f"cued thresholds: budget {budget} more pages; pages allowed over each group {allowed}; cued benign "
               f"instruction-like floor {M.sigmoid(prompt_floor):.4f} ({len(prompts)} of {n_prompts} texts): {out}",
@@ -309,7 +321,7 @@ def choose_request_thresholds(material: T.Material, scores: np.ndarray, threshol
                 benign_best = max(benign_best, s)
     pages_best = max((v for p, v in page_best.items() if p not in flagged0), default=-np.inf)
     level = max(pages_best + THRESHOLD_MARGIN, benign_best + THRESHOLD_MARGIN, M.logit(MIN_REQUEST_THRESHOLD))
-    out = {g: round(float(M.sigmoid(min(level, cued_l[g], plain[g]))), 4) for g in REQUEST_GROUPS}
+    out = {g: probability(min(level, cued_l[g], plain[g])) for g in REQUEST_GROUPS}
     if verbose:
         gained = sum(1 for s, eff in pos if level <= s < eff)
         print(f"request thresholds: {n_benign_requests} benign windows hold a request (best out of fold: page "

@@ -19,6 +19,8 @@ TRAINING = SHARED / "training"
 REALDATA = SHARED / "realdata"
 CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
+BLIND = CORPUS / "blind_texts.jsonl"           # its `dev` split trains; its `blind` split never does
+WRITTEN = CORPUS / "written_texts_es.jsonl"    # Spanish attacks and benign hidden texts written to train
 
 ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",
                   "purplellama-english", "purplellama-spanish", "spikee", "corpus")
@@ -115,6 +117,23 @@ def heldout_texts() -> list[Text]:
     return out
 
 
+def written_texts() -> list[Text]:
+    """Spanish texts written for training (source `es-written`): `corpus/written_texts_es.jsonl` and the `dev` split
+    of `corpus/blind_texts.jsonl` (read while the lexicon was widened on 2026-12-04). The `blind` split of that file
+    never trains: `bench/blind_probe.py` measures on it."""
+    out = []
+    for path, keep in ((WRITTEN, lambda r: True), (BLIND, lambda r: r.get("split") == "dev")):
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                r = json.loads(line)
+                if keep(r):
+                    out.append(Text(r["text"], int(r["label"] == "injection"), "es-written", r.get("language", "es"),
+                                    r["id"]))
+    return out
+
+
 def benign_pages() -> list[Path]:
     folder = TRAINING / "benign-pages"
     return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
@@ -138,7 +157,7 @@ def realdata_pages() -> list[Path]:
 
 def input_digests() -> dict[str, str]:
     """sha256 of every input file training reads (for the model card and the header)."""
-    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl"]
+    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", WRITTEN, BLIND]
     inj = REALDATA / "injection"
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)

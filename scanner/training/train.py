@@ -169,7 +169,7 @@ VISIBLE_NEGATIVE_WEIGHT = 0.25  # visible prose (how-to articles full of "click"
 CORPUS_NEGATIVE_WEIGHT = 10.0  # the corpus's hard negatives (prose quoting attacks, instructions for people)
 HARD_NEGATIVE_WEIGHT = 5.0     # the hard negatives of `families.py`: instructions for people, benign requests that use
                                # the attack vocabulary (as much as a template's hard negative)
-HARD_NEGATIVE_SOURCES = ("benign-extra", "benign-prompts")
+HARD_NEGATIVE_SOURCES = ("benign-extra", "benign-prompts", "es-written")
 
 
 def attack_rows(texts) -> list[Row]:
@@ -196,7 +196,7 @@ def all_texts() -> list:
     from scanner.training.families import family_texts
     from scanner.training.templates import template_texts
 
-    return S.attack_texts() + S.bipia_emails() + template_texts() + family_texts()
+    return S.attack_texts() + S.bipia_emails() + template_texts() + family_texts() + S.written_texts()
 
 
 def gather(rule, exclude_source: str | None = None) -> Material:
