@@ -288,3 +288,19 @@ def test_threshold_probabilities_stay_strictly_between_0_and_1():
         exact = float(M.sigmoid(logit))
         assert abs(p - exact) <= max(5e-5, 1e-3 * min(exact, 1 - exact) + 1e-12), (logit, p, exact)
     assert probability(3.0) == round(float(M.sigmoid(3.0)), 4)          # four decimals wherever they suffice
+
+
+def test_the_blind_split_never_trains():
+    """corpus/blind_texts.jsonl's `blind` split is the honest estimate (bench/blind_probe.py): none of its texts may
+    reach the trainer, from that file or from another one that happens to hold the same text."""
+    import json
+
+    from scanner.training import sources as S
+
+    blind = [json.loads(line) for line in S.BLIND.read_text(encoding="utf-8").splitlines() if line.strip()]
+    blind_texts = {r["text"].strip().casefold() for r in blind if r["split"] == "blind"}
+    assert len(blind_texts) >= 300
+    trained = S.written_texts()
+    assert trained and all(t.source == "es-written" for t in trained)
+    assert not {t.text.strip().casefold() for t in trained} & blind_texts
+    assert {t.ident for t in trained}.isdisjoint({r["id"] for r in blind if r["split"] == "blind"})

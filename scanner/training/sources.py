@@ -157,11 +157,15 @@ def realdata_pages() -> list[Path]:
 
 def input_digests() -> dict[str, str]:
     """sha256 of every input file training reads (for the model card and the header)."""
-    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", WRITTEN, BLIND]
+    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", WRITTEN]
     inj = REALDATA / "injection"
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
     out = {str(p.relative_to(SHARED if SHARED in p.parents else REPO)): sha256(p) for p in files if p.is_file()}
+    if BLIND.is_file():         # only the split that trains: the blind split is measured, never read by training
+        dev = [line for line in BLIND.read_text(encoding="utf-8").splitlines()
+               if line.strip() and json.loads(line).get("split") == "dev"]
+        out[f"{BLIND.relative_to(REPO)} (its {len(dev)} dev lines)"] = hashlib.sha256("\n".join(dev).encode()).hexdigest()
     pages = training_pages()
     h = hashlib.sha256()
     for p in pages:
