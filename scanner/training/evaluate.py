@@ -73,7 +73,8 @@ def oof_scores(material: T.Material, k: int = 5, seed: int = T.SEED, fitter=None
     return out
 
 
-PAGE_BUDGET = 0.005             # at most this fraction of the training pages over a threshold, out of fold (a margin
+PAGE_BUDGET = 0.0075            # at most this fraction of the training pages over a threshold, out of fold (3 of 442;
+                                # 2 left the visible threshold at 0.99997 once Spanish texts trained; a margin
                                 # under the 1 % bar for pages never trained on)
 PROMPT_BUDGET = 0.01            # at most this fraction of benign instruction-like texts over a hidden threshold
 PROMPT_SOURCES = ("bipia-emails", "templates", "benign-extra", "benign-prompts")
