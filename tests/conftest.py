@@ -96,6 +96,23 @@ def require_realdata(kind: str) -> list[Path]:
     return files
 
 
+_PDF_MEMO = None
+
+
+def shared_pdf_memo():
+    """One `scanner.loaders.pdfmemo` memo for the whole session (per test worker), for tests that load the example
+    tree's files themselves: `with pdfmemo.active(shared_pdf_memo()): load_path(...)`. The tree holds its 104-page
+    report four times (the file and three recorded fetches of it), and several modules load every file: each
+    PDF's bytes are laid out once per worker. Every load still hands out its own copy of the document (unpickled,
+    named as the caller asks), as the CLI's scans do within a run."""
+    global _PDF_MEMO
+    from scanner.loaders.pdfmemo import PdfMemo
+
+    if _PDF_MEMO is None:
+        _PDF_MEMO = PdfMemo()
+    return _PDF_MEMO
+
+
 _REAL_PDFS: dict[Path, object] = {}
 _SHARED_DIR: Path | None = None      # under pytest-xdist: a folder all workers of this run share
 
