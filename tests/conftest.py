@@ -169,7 +169,9 @@ def _xdist_shared_dir(request, tmp_path_factory):
 def pytest_collection_modifyitems(config, items):
     """Tests marked `slow` (a minute or more on a loaded machine) run first, the heaviest first (`slow(weight)`,
     default 1), then the rest in their order: under pytest-xdist a long test that starts last is alone at the
-    end of the run."""
+    end of the run. The adapter modules (test_real_clients, test_node_clients) are marked `slow(3)`: their first
+    test runs the module's exercises together, and at the head of the run the module is never split between
+    workers (pytest-xdist's work stealing takes tests from the end of a queue)."""
     def weight(item) -> float:
         marker = item.get_closest_marker("slow")
         return -(marker.args[0] if marker.args else 1) if marker else 0

@@ -18,9 +18,11 @@ from scanner.score.verify_run import format_text
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(
+# First in the run (tests/conftest.py): the module's first test runs every exercise (the `exercised` fixture), so
+# the module must stay on one test worker, and pytest-xdist only ever takes tests from the end of a worker's queue.
+pytestmark = [pytest.mark.slow(3), pytest.mark.skipif(
     NODE is None or not (NODE_DIR / "node_modules" / "p-retry").is_dir() or not (NODE_DIR / "node_modules" / "opossum").is_dir(),
-    reason="node, or the packages of tests/node (make setup runs npm ci there), not installed")
+    reason="node, or the packages of tests/node (make setup runs npm ci there), not installed")]
 
 
 def run_phase(replay: Replay, tmp_path: Path, phase: str, mode: str) -> list[dict]:

@@ -24,6 +24,9 @@ from scanner.score.verify_run import format_text, verify_run
 Q1 = "registro sanitario COFEPRIS Laboratorios Sierra Madre"
 PARTIAL_URLS = json.loads((EXAMPLE_TREE / "tavily/extract/gs-005-partial.json").read_text())["request"]["body"]["urls"]
 BEHAVIOUR = ("retry_after", "breaker", "timeout", "partial", "error_classes")
+# First in the run (tests/conftest.py): the module's first test runs every exercise (the `exercised` fixture), so
+# the module must stay on one test worker, and pytest-xdist only ever takes tests from the end of a worker's queue.
+pytestmark = pytest.mark.slow(3)
 
 
 def exercise(adapter_class, tmp_path, **options):
