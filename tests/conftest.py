@@ -28,7 +28,6 @@ def pytest_configure(config):
     netlock.install(allow_loopback=False)
     # The parsed-YAML cache of large files never lands in the user's cache during tests.
     import os
-    import sys
     import tempfile
 
     # The `python -m scanner` a test starts runs this checkout's package from any working directory: in a git
@@ -45,15 +44,18 @@ def pytest_configure(config):
         run_tmp = os.environ["CENTINELA_TEST_TMP"] = tempfile.mkdtemp(prefix="centinela-test-")
         atexit.register(shutil.rmtree, run_tmp, True)
     # Bytecode for the run, in one temporary folder, never in the tree: where PYTHONDONTWRITEBYTECODE=1 is set
-    # (this machine's environment and CI's), every test worker and every `python -m scanner` a test starts
-    # compiled the package (and pytest rewrote the test modules) from source again, about 0.3 s of CPU each.
-    # The workers and the subprocesses inherit the setting; they only read and write that folder.
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
-        prefix = os.path.join(run_tmp, "pyc")
+    # (this machine's environment and CI's), every `python -m scanner` a test starts compiled the package from
+    # source again, about 0.3 s of CPU each. The subprocesses the tests start inherit the setting; they only read
+    # and write that folder.
+    # Not the test processes themselves: under a cache prefix Python reads no bytecode beside the sources, so each
+    # of them compiled every module of the standard library and the virtualenv it imported (pytest, hypothesis,
+    # spaCy, Presidio, pdfminer...: about 6 s of CPU per worker, both at once, against the bytecode pip wrote at
+    # install), to save compiling this package once (0.5 s). They read the installed bytecode and write none; the
+    # xdist controller sets nothing, so its workers start the same way and set it for their own subprocesses.
+    xdist_controller = bool(getattr(config.option, "numprocesses", None)) and not os.environ.get("PYTEST_XDIST_WORKER")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX") and not xdist_controller:
         del os.environ["PYTHONDONTWRITEBYTECODE"]
-        os.environ["PYTHONPYCACHEPREFIX"] = prefix
-        sys.pycache_prefix = prefix
-        sys.dont_write_bytecode = False
+        os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(run_tmp, "pyc")
 
     os.environ["CENTINELA_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=run_tmp)
     # No fingerprint key from the user's environment or ~/.config: tests that want one set it themselves.
