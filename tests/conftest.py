@@ -28,7 +28,6 @@ def pytest_configure(config):
     netlock.install(allow_loopback=False)
     # The parsed-YAML cache of large files never lands in the user's cache during tests.
     import os
-    import sys
     import tempfile
 
     # The `python -m scanner` a test starts runs this checkout's package from any working directory: in a git
@@ -45,15 +44,18 @@ def pytest_configure(config):
         run_tmp = os.environ["CENTINELA_TEST_TMP"] = tempfile.mkdtemp(prefix="centinela-test-")
         atexit.register(shutil.rmtree, run_tmp, True)
     # Bytecode for the run, in one temporary folder, never in the tree: where PYTHONDONTWRITEBYTECODE=1 is set
-    # (this machine's environment and CI's), every test worker and every `python -m scanner` a test starts
-    # compiled the package (and pytest rewrote the test modules) from source again, about 0.3 s of CPU each.
-    # The workers and the subprocesses inherit the setting; they only read and write that folder.
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
-        prefix = os.path.join(run_tmp, "pyc")
+    # (this machine's environment and CI's), every `python -m scanner` a test starts compiled the package from
+    # source again, about 0.3 s of CPU each. The subprocesses the tests start inherit the setting; they only read
+    # and write that folder.
+    # Not the test processes themselves: under a cache prefix Python reads no bytecode beside the sources, so each
+    # of them compiled every module of the standard library and the virtualenv it imported (pytest, hypothesis,
+    # spaCy, Presidio, pdfminer...: about 6 s of CPU per worker, both at once, against the bytecode pip wrote at
+    # install), to save compiling this package once (0.5 s). They read the installed bytecode and write none; the
+    # xdist controller sets nothing, so its workers start the same way and set it for their own subprocesses.
+    xdist_controller = bool(getattr(config.option, "numprocesses", None)) and not os.environ.get("PYTEST_XDIST_WORKER")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX") and not xdist_controller:
         del os.environ["PYTHONDONTWRITEBYTECODE"]
-        os.environ["PYTHONPYCACHEPREFIX"] = prefix
-        sys.pycache_prefix = prefix
-        sys.dont_write_bytecode = False
+        os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(run_tmp, "pyc")
 
     os.environ["CENTINELA_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=run_tmp)
     # No fingerprint key from the user's environment or ~/.config: tests that want one set it themselves.
@@ -94,6 +96,23 @@ def require_realdata(kind: str) -> list[Path]:
     if not files:
         pytest.skip(f"../shared/realdata/{kind} is not present")
     return files
+
+
+_PDF_MEMO = None
+
+
+def shared_pdf_memo():
+    """One `scanner.loaders.pdfmemo` memo for the whole session (per test worker), for tests that load the example
+    tree's files themselves: `with pdfmemo.active(shared_pdf_memo()): load_path(...)`. The tree holds its 104-page
+    report four times (the file and three recorded fetches of it), and several modules load every file: each
+    PDF's bytes are laid out once per worker. Every load still hands out its own copy of the document (unpickled,
+    named as the caller asks), as the CLI's scans do within a run."""
+    global _PDF_MEMO
+    from scanner.loaders.pdfmemo import PdfMemo
+
+    if _PDF_MEMO is None:
+        _PDF_MEMO = PdfMemo()
+    return _PDF_MEMO
 
 
 _REAL_PDFS: dict[Path, object] = {}
@@ -152,7 +171,9 @@ def _xdist_shared_dir(request, tmp_path_factory):
 def pytest_collection_modifyitems(config, items):
     """Tests marked `slow` (a minute or more on a loaded machine) run first, the heaviest first (`slow(weight)`,
     default 1), then the rest in their order: under pytest-xdist a long test that starts last is alone at the
-    end of the run."""
+    end of the run. The adapter modules (test_real_clients, test_node_clients) are marked `slow(3)`: their first
+    test runs the module's exercises together, and at the head of the run the module is never split between
+    workers (pytest-xdist's work stealing takes tests from the end of a queue)."""
     def weight(item) -> float:
         marker = item.get_closest_marker("slow")
         return -(marker.args[0] if marker.args else 1) if marker else 0

@@ -258,3 +258,33 @@ class DishonestPartial(TavilyAdapter):
 def concurrently(fn, args, workers: int = 10) -> list:
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         return list(pool.map(fn, args))
+
+
+def exercise_together(request, key, run, tmp_path_factory, workers: int = 4) -> dict:
+    """For a module-scoped fixture (`request`): `run(k, folder)` for the key `k = key(item)` of every test of
+    the module selected in this session (None: a test that needs none), a few at a time in threads, all
+    finished before the first test reads its result; a run that raised raises in its own test
+    (`futures[k].result()`).
+
+    The exercises are mostly waiting (retry-after and jitter, the breaker, a held request, a server starting):
+    one after another, the adapter tests spent about two thirds of their time with nothing to do. Each still
+    has its own server, folder and adapter, judged on its own; `workers` at a time keeps the machine far from
+    the load their jitter checks were tuned to withstand (the adapters' comments)."""
+    import pytest
+
+    from scanner import netlock
+
+    keys = []
+    for item in request.session.items:
+        if item.getparent(pytest.Module) is request.node:
+            k = key(item)
+            if k is not None and k not in keys:
+                keys.append(k)
+    previous = netlock.set_loopback(True)       # the tests' `loopback`, for the whole batch
+    try:
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            futures = {k: pool.submit(run, k, tmp_path_factory.mktemp("exercise")) for k in keys}
+            concurrent.futures.wait(futures.values())
+    finally:
+        netlock.set_loopback(previous)
+    return futures

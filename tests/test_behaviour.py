@@ -408,7 +408,10 @@ def test_verify_run_reads_the_server_log(loopback, tmp_path):
     assert not got["ok"]
     statuses = {c["name"]: c["status"] for c in got["behaviour"]["checks"]}
     assert statuses["retry_after"] == "fail"
-    good, _ = drive(RefClient, RATE_LIMITED, three_searches, base_delay=0.2)
+    # Three calls in turn through ten 429s, so the good client waits out its backoff (not a time budget: the
+    # check judges each wait against the 50 ms retry-after); from 0.1 s it doubles to 0.4 s, twice (4.8 s from
+    # 0.2 s; the NoWait client above never waits).
+    good, _ = drive(RefClient, RATE_LIMITED, three_searches, base_delay=0.1)
     path.write_text("".join(json.dumps(e) + "\n" for e in good))
     got = verify_run(EXAMPLE_TREE, example_run, path)
     assert got["ok"], got["behaviour"]

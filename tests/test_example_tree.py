@@ -8,11 +8,11 @@ import shutil
 import subprocess
 import sys
 
-from conftest import EXAMPLE_TREE, REPO
+from conftest import EXAMPLE_TREE, REPO, shared_pdf_memo
 from scanner.fixtures.models import REAL_CAPTURE_CLASSES
 from scanner.fixtures.tree import infer_class
 from scanner.fixtures.verify import verify_tree
-from scanner.loaders import iter_files, load_path
+from scanner.loaders import iter_files, load_path, pdfmemo
 from scanner.units import LoadError
 
 
@@ -41,7 +41,8 @@ def test_example_tree_is_otherwise_complete(tmp_path):
 def test_every_example_file_loads():
     for path in iter_files([EXAMPLE_TREE]):
         try:
-            doc = load_path(path)
+            with pdfmemo.active(shared_pdf_memo()):       # the same PDF bytes laid out once (conftest)
+                doc = load_path(path)
         except LoadError as exc:  # the scanned bulletin has no text layer: reported, not empty
             assert exc.code == "format_tables_ocr", (path, exc)
             continue

@@ -36,8 +36,12 @@ def hostile_tree(tmp_path_factory):
 
 
 def test_every_hostile_file_is_one_error_line_and_the_scan_goes_on(hostile_tree):
+    """Both scans in this process (tests/inprocess.py; the files still go to forked workers with the default
+    budgets): the acceptance test below scans these files with the real files in a `python -m scanner scan`."""
+    from inprocess import run_cli
+
     folder, expected = hostile_tree
-    proc = run_scan(folder, "--format", "json", "--kinds", "injection,secret,pii")
+    proc = run_cli("scan", folder, "--format", "json", "--kinds", "injection,secret,pii")
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     data = json.loads(proc.stdout)
@@ -56,7 +60,7 @@ def test_every_hostile_file_is_one_error_line_and_the_scan_goes_on(hostile_tree)
     # Each file finished within its budgets: none is a timeout or a memory error.
     assert not {code for code in errors.values()} & {"timeout", "memory", "crashed"}
     # The text output: one line per bad file.
-    text = run_scan(folder, "--kinds", "injection,secret").stdout.splitlines()
+    text = run_cli("scan", folder, "--kinds", "injection,secret").stdout.splitlines()
     for name, code in expected.items():
         if code is not None:
             assert sum(1 for line in text if line.startswith(f"{name}: error: {code}: ")) == 1, name

@@ -12,15 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from realclients import Replay
+from realclients import Replay, exercise_together
 from test_real_clients import PARTIAL_URLS, judge, statuses
 from scanner.score.verify_run import format_text
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(
+# First in the run (tests/conftest.py): the module's first test runs every exercise (the `exercised` fixture), so
+# the module must stay on one test worker, and pytest-xdist only ever takes tests from the end of a worker's queue.
+pytestmark = [pytest.mark.slow(3), pytest.mark.skipif(
     NODE is None or not (NODE_DIR / "node_modules" / "p-retry").is_dir() or not (NODE_DIR / "node_modules" / "opossum").is_dir(),
-    reason="node, or the packages of tests/node (make setup runs npm ci there), not installed")
+    reason="node, or the packages of tests/node (make setup runs npm ci there), not installed")]
 
 
 def run_phase(replay: Replay, tmp_path: Path, phase: str, mode: str) -> list[dict]:
@@ -64,9 +66,23 @@ def exercise(tmp_path: Path, mode: str) -> dict:
     return judge(tmp_path, replay.log_path, records)
 
 
+def key(item):
+    """The adapter mode a test reads: ("good", repetition) or the bad mode."""
+    params = item.callspec.params
+    return params["mode"] if "mode" in params else ("good", params["repetition"])
+
+
+@pytest.fixture(scope="module")
+def exercised(request, tmp_path_factory):
+    """Every exercise the module's selected tests read, run a few at a time (realclients.exercise_together):
+    each with its own server, folder and node processes, as when each test ran its own in turn."""
+    return exercise_together(request, key, lambda k, folder: exercise(folder, "good" if isinstance(k, tuple) else k),
+                             tmp_path_factory)
+
+
 @pytest.mark.parametrize("repetition", range(5))
-def test_good_node_adapter_passes_every_check(loopback, tmp_path, repetition):
-    result = exercise(tmp_path, "good")
+def test_good_node_adapter_passes_every_check(exercised, repetition):
+    result = exercised[("good", repetition)].result()
     assert result["ok"], format_text(result)
     assert statuses(result) == dict.fromkeys(("retry_after", "breaker", "timeout", "partial", "error_classes"),
                                              "pass"), format_text(result)
@@ -78,8 +94,8 @@ def test_good_node_adapter_passes_every_check(loopback, tmp_path, repetition):
     ("nobreaker", "breaker", " opened the breaker (5 consecutive failures "),
     ("noabort", "timeout", "the client never aborted it"),
 ])
-def test_each_bad_node_adapter_fails_the_check_meant_for_it(loopback, tmp_path, mode, check, reason):
-    result = exercise(tmp_path, mode)
+def test_each_bad_node_adapter_fails_the_check_meant_for_it(exercised, mode, check, reason):
+    result = exercised[mode].result()
     failed = {b["name"]: b for b in result["behaviour"]["checks"] if b["status"] == "fail"}
     assert not result["ok"] and check in failed, format_text(result)
     assert reason in failed[check]["reason"]

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE_TREE, REALDATA
-from scanner.loaders import iter_files, load_bytes, load_path
+from conftest import EXAMPLE_TREE, REALDATA, shared_pdf_memo
+from scanner.loaders import iter_files, load_bytes, load_path, pdfmemo
 from scanner.pii import PiiScanner, ner
 from scanner.pii.names import PARTICLE, Names
 from scanner.pii.ner_windows import could_hold_name, ner_persons, windows
@@ -58,7 +58,9 @@ def _check_windows(names, wins) -> int:
 def _docs(paths):
     for p in paths:
         try:
-            yield load_path(p, p.name)
+            with pdfmemo.active(shared_pdf_memo()):       # the same PDF bytes laid out once (conftest)
+                doc = load_path(p, p.name)
+            yield doc
         except LoadError:
             continue
 

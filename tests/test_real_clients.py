@@ -17,12 +17,16 @@ import pytest
 from conftest import EXAMPLE_TREE
 from realclients import (
     DishonestPartial, IgnoresRetryAfter, NoAbort, NoBackoff, NoBreaker, NoJitter, Replay, TavilyAdapter, concurrently,
+    exercise_together,
 )
 from scanner.score.verify_run import format_text, verify_run
 
 Q1 = "registro sanitario COFEPRIS Laboratorios Sierra Madre"
 PARTIAL_URLS = json.loads((EXAMPLE_TREE / "tavily/extract/gs-005-partial.json").read_text())["request"]["body"]["urls"]
 BEHAVIOUR = ("retry_after", "breaker", "timeout", "partial", "error_classes")
+# First in the run (tests/conftest.py): the module's first test runs every exercise (the `exercised` fixture), so
+# the module must stay on one test worker, and pytest-xdist only ever takes tests from the end of a worker's queue.
+pytestmark = pytest.mark.slow(3)
 
 
 def exercise(adapter_class, tmp_path, **options):
@@ -64,9 +68,33 @@ def statuses(result) -> dict:
     return {b["name"]: b["status"] for b in result["behaviour"]["checks"]}
 
 
+def key(item):
+    """The exercise a test reads: ("good", repetition), ("bad", adapter class) or ("scenario", its function)."""
+    if item.originalname in SCENARIOS:
+        return ("scenario", SCENARIOS[item.originalname])
+    params = getattr(item, "callspec", None) and item.callspec.params
+    if not params:
+        return None
+    return ("bad", params["adapter_class"]) if "adapter_class" in params else ("good", params["repetition"])
+
+
+def run_exercise(k, folder):
+    kind, what = k
+    if kind == "scenario":
+        return what(folder)
+    return exercise(TavilyAdapter if kind == "good" else what, folder)
+
+
+@pytest.fixture(scope="module")
+def exercised(request, tmp_path_factory):
+    """Every exercise the module's selected tests read, run a few at a time (realclients.exercise_together):
+    each with its own server, folder and adapter, as when each test ran its own in turn."""
+    return exercise_together(request, key, run_exercise, tmp_path_factory)
+
+
 @pytest.mark.parametrize("repetition", range(5))
-def test_good_adapter_passes_every_check(loopback, tmp_path, repetition):
-    result = exercise(TavilyAdapter, tmp_path)
+def test_good_adapter_passes_every_check(exercised, repetition):
+    result = exercised[("good", repetition)].result()
     assert result["ok"], format_text(result)
     assert statuses(result) == dict.fromkeys(BEHAVIOUR, "pass"), format_text(result)
     assert result["providers"]["tavily"]["checks"]["status"] == "pass"
@@ -83,8 +111,8 @@ def test_good_adapter_passes_every_check(loopback, tmp_path, repetition):
     (NoAbort, "timeout", "the client never aborted it"),
     (DishonestPartial, "partial", "the answer lacked 4 of 10 URLs but the call says partial: false"),
 ])
-def test_each_bad_adapter_fails_the_check_meant_for_it(loopback, tmp_path, adapter_class, check, reason):
-    result = exercise(adapter_class, tmp_path)
+def test_each_bad_adapter_fails_the_check_meant_for_it(exercised, adapter_class, check, reason):
+    result = exercised[("bad", adapter_class)].result()
     assert not result["ok"]
     failed = {b["name"]: b for b in result["behaviour"]["checks"] if b["status"] == "fail"}
     assert check in failed, format_text(result)
@@ -96,7 +124,7 @@ def test_each_bad_adapter_fails_the_check_meant_for_it(loopback, tmp_path, adapt
         assert result["providers"]["tavily"]["checks"]["honest_partial"] == "fail"
 
 
-def test_pybreaker_half_open_probe_passes_with_its_open_interval(loopback, tmp_path):
+def half_open(tmp_path):
     """pybreaker reset_timeout=0.5: after the breaker opens, one probe goes out once 0.5 s have passed; it
     fails (5xx), the breaker opens again; after another 0.5 s a probe succeeds and closes it."""
     import time
@@ -115,6 +143,11 @@ def test_pybreaker_half_open_probe_passes_with_its_open_interval(loopback, tmp_p
         records += adapter.search(Q1)                 # the probe: 200, closed
         records += adapter.search(Q1)
         adapter.close()
+    return replay, records
+
+
+def test_pybreaker_half_open_probe_passes_with_its_open_interval(exercised, tmp_path):
+    replay, records = exercised[("scenario", half_open)].result()
     log = [e for e in replay.log if not e.get("control")]
     assert [e["status"] for e in log] == [502] * 6 + [200, 200]
     strict = judge(tmp_path, replay.log_path, {"gs-001": records})
@@ -126,9 +159,7 @@ def test_pybreaker_half_open_probe_passes_with_its_open_interval(loopback, tmp_p
     assert allowed["providers"]["tavily"]["calls_not_sent"] == 3
 
 
-def test_records_without_request_ids_are_tied_by_call_id_and_time(loopback, tmp_path):
-    """A run whose records carry no request_id (an adapter that cannot read response headers) is judged
-    the same way: by X-Centinela-Call, else by the record's time."""
+def without_request_ids(tmp_path):
     with Replay(tmp_path) as replay:
         adapter = TavilyAdapter(replay.base_url)
         replay.scenario("search:429,ok")
@@ -136,6 +167,13 @@ def test_records_without_request_ids_are_tied_by_call_id_and_time(loopback, tmp_
         replay.scenario("search:5xx*")
         records += adapter.search(Q1)
         adapter.close()
+    return replay, records
+
+
+def test_records_without_request_ids_are_tied_by_call_id_and_time(exercised, tmp_path):
+    """A run whose records carry no request_id (an adapter that cannot read response headers) is judged
+    the same way: by X-Centinela-Call, else by the record's time."""
+    replay, records = exercised[("scenario", without_request_ids)].result()
     for r in records:
         r.pop("request_id", None)
     by_call = judge(tmp_path, replay.log_path, {"gs-001": records})
@@ -151,3 +189,7 @@ def test_records_without_request_ids_are_tied_by_call_id_and_time(loopback, tmp_
     lying = judge(tmp_path / "lying", replay.log_path, {"gs-001": records})
     assert not lying["ok"] and statuses(lying)["error_classes"] == "fail"
     assert lying["providers"]["tavily"]["checks"]["status"] == "fail"
+
+
+SCENARIOS = {"test_pybreaker_half_open_probe_passes_with_its_open_interval": half_open,
+             "test_records_without_request_ids_are_tied_by_call_id_and_time": without_request_ids}

@@ -3,6 +3,7 @@ order, in every output format; and the same as a scan in one process without wor
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -41,22 +42,47 @@ def mixed_tree(tmp_path_factory):
     return root
 
 
-def scan(*args, in_process=False):
-    if in_process:
-        proc = run_cli("scan", *args, "--no-progress")
-    else:
-        proc = subprocess.run([sys.executable, "-m", "scanner", "scan", *map(str, args), "--no-progress"],
-                              capture_output=True, text=True, timeout=600)
+def scan(*args):
+    """`scan` in this process (tests/inprocess.py)."""
+    proc = run_cli("scan", *args, "--no-progress")
     assert "Traceback" not in proc.stderr
     return proc.returncode, proc.stdout
 
 
-@pytest.mark.parametrize("fmt", ["json", "sarif", "text"])
-def test_jobs_n_output_is_identical_to_jobs_1(mixed_tree, fmt):
-    # --jobs 1 in a fresh interpreter, --jobs 3 in this one (tests/inprocess.py: no second start-up): two
+FORMATS = ["json", "sarif", "text"]
+
+# `scan --jobs 1` in every format, in one fresh interpreter: the CLI run as tests/inprocess.py runs it (each run
+# with its own output streams; the first pays the start-up and spaCy's model, the others reuse them).
+_FRESH = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from inprocess import run_cli
+runs = [run_cli("scan", sys.argv[2], "--format", fmt, "--jobs", "1", "--no-progress") for fmt in sys.argv[3:]]
+json.dump([[p.returncode, p.stdout, p.stderr] for p in runs], sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def jobs_one(request, mixed_tree):
+    """{format: (exit code, output)} of `scan --jobs 1` for the formats this session's tests compare, all in one
+    `python -c` (a process apart: its own hash seed), instead of one `python -m scanner scan` per format."""
+    formats = [f for f in FORMATS if any(getattr(item, "callspec", None) and item.callspec.params.get("fmt") == f
+                                         and item.getparent(pytest.Module) is request.node
+                                         for item in request.session.items)]
+    proc = subprocess.run([sys.executable, "-c", _FRESH, str(Path(__file__).parent), str(mixed_tree), *formats],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {fmt: (code, out, err) for fmt, (code, out, err) in zip(formats, json.loads(proc.stdout))}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_jobs_n_output_is_identical_to_jobs_1(mixed_tree, jobs_one, fmt):
+    # --jobs 1 in a fresh interpreter (the `jobs_one` fixture), --jobs 3 in this one (tests/inprocess.py): two
     # processes with different hash seeds, so the output depends on neither the job count nor the process.
-    one = scan(mixed_tree, "--format", fmt, "--jobs", "1")
-    three = scan(mixed_tree, "--format", fmt, "--jobs", "3", in_process=True)
+    code, out, err = jobs_one[fmt]
+    assert "Traceback" not in err
+    one = (code, out)
+    three = scan(mixed_tree, "--format", fmt, "--jobs", "3")
     assert one[0] == 1
     assert one == three
 
