@@ -15,7 +15,7 @@ from scanner.loaders import css as C
 from scanner.loaders import css_split as S
 from scanner.loaders.html import Element, load_html
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+from conftest import SHARED  # noqa: E402  (../shared, or CENTINELA_SHARED)
 
 
 def tinycss2_rules(css: str) -> list[tuple]:

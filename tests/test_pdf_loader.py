@@ -26,7 +26,8 @@ from scanner.loaders.pdf import PdfPage, load_pdf
 from scanner.pdfwriter import assemble
 from scanner.units import Channel, Document, LoadError
 
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "pdf"
+from conftest import SHARED  # noqa: E402  (../shared, or CENTINELA_SHARED)
+REALDATA = SHARED / "realdata" / "pdf"
 
 
 # --- a minimal PDF writer --------------------------------------------------------------------------------

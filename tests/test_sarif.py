@@ -34,7 +34,8 @@ from scanner.sarif import (
 from scanner.pipeline.result import ScanResult
 from scanner.sourcetext import LineIndex
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+from conftest import SHARED  # noqa: E402  (../shared, or CENTINELA_SHARED)
+SCHEMA_PATH = SHARED / "schemas" / "sarif-schema-2.1.0.json"
 INJECTION = InjectionScanner(learned=False)   # the lexicon rules: these tests pin their exact SARIF (INJ015 has its own)
 RULES = [rule_meta_from_injection_rule(r) for r in load_pack()[1]]
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import shared_pdf_memo
+from conftest import SHARED, shared_pdf_memo
 from scanner.loaders import iter_files, load_bytes, load_path, pdfmemo
 from scanner.pdfwriter import TextRun, make_pdf
 from scanner.rulepack import RuleError
@@ -23,7 +23,7 @@ from scanner.units import Channel, LoadError
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_TREE = REPO / "fixtures" / "web-search"
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+REALDATA = SHARED / "realdata"       # ../shared, or CENTINELA_SHARED (conftest)
 CONTRACT_ENTITIES = {"API_KEY", "AUTH_HEADER", "COOKIE", "ACCOUNT_ID"}
 
 SCANNER = SecretScanner()
