@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal, Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from scanner.units import Channel
 from scanner.validation import first_errors
@@ -248,6 +248,23 @@ class Lexicon(_Strict):
                         raise ValueError(f"signal {name} names unknown group {g}")
         return self
 
+    # each group's shortest match, from Python's parser (lookarounds take no width); filled when the pack is built,
+    # so it travels in the pack cache (scanner.packcache) and a cold start parses no pattern for it
+    _min_width: dict = PrivateAttr(default_factory=dict)
+
+    def min_width(self, names) -> int:
+        """The shortest match of any pattern of these groups: no shorter text can match their union."""
+        names = tuple(names)
+        missing = [n for n in names if n not in self._min_width]
+        if missing:
+            try:
+                from re import _parser as parser
+            except ImportError:  # pragma: no cover - Python < 3.11
+                import sre_parse as parser  # type: ignore
+            for n in missing:
+                self._min_width[n] = parser.parse(group_regex(self.groups[n].patterns), LEXICON_FLAGS).getwidth()[0]
+        return min(self._min_width[n] for n in names)
+
 
 MAX_RULE_FILE_BYTES = RULE_FILE_BYTES
 
@@ -372,6 +389,7 @@ def _load_pack(directories: tuple[Path, ...]):
 
     lexicon_path = directories[0] / "lexicon.yaml"
     lexicon = load_lexicon(lexicon_path)
+    lexicon.min_width(lexicon.groups)           # computed here, so it is cached with the pack
     rules: list[Rule] = []
     seen: dict[str, str] = {}
     for directory in directories:

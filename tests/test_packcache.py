@@ -184,3 +184,23 @@ def test_the_code_key_follows_the_sources(tmp_path, monkeypatch):
         assert packcache._code_key() != before
     finally:
         packcache._code_key.cache_clear()
+
+
+def test_lexicon_min_width_is_the_unions_and_travels_with_the_pack():
+    """CompiledLexicon.trigger_min (no shorter text is searched) comes from widths computed when the pack is built and
+    pickled with it; it equals the width Python's parser gives the union of the trigger patterns."""
+    import pickle
+    from re import _parser as parser
+
+    from scanner.injection.signals import GATE_EXEMPT, CompiledLexicon
+    from scanner.rulepack import BUILTIN_RULES, LEXICON_FLAGS, _load_pack, group_regex
+
+    lexicon, _ = _load_pack((BUILTIN_RULES / "injection",))
+    assert set(lexicon._min_width) == set(lexicon.groups)
+    copy = pickle.loads(pickle.dumps(lexicon))
+    assert copy._min_width == lexicon._min_width
+    names = [n for n in lexicon.groups if n not in GATE_EXEMPT]
+    union = group_regex(p for n in names for p in lexicon.groups[n].patterns)
+    assert CompiledLexicon(copy).trigger_min == parser.parse(union, LEXICON_FLAGS).getwidth()[0]
+    for n in lexicon.groups:
+        assert lexicon.min_width([n]) == parser.parse(group_regex(lexicon.groups[n].patterns), LEXICON_FLAGS).getwidth()[0]

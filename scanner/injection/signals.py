@@ -8,11 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-try:                                   # Python 3.11+
-    from re import _parser as _P
-except ImportError:                    # pragma: no cover - Python 3.10
-    import sre_parse as _P             # type: ignore
-
 from scanner import rx
 from scanner.normalize import Normalized, normalize
 from scanner.rulepack import LEXICON_FLAGS, Lexicon, group_regex
@@ -49,7 +44,7 @@ class CompiledLexicon:
         except rx.RegexError:          # too large for one program: each group is searched, as without it
             self.any_group = None
         # No match is shorter than this: a shorter text needs no search (lookarounds take no width).
-        self.trigger_min = _P.parse(self.triggers.pattern, LEXICON_FLAGS).getwidth()[0]
+        self.trigger_min = lexicon.min_width(name for name in lexicon.groups if name not in GATE_EXEMPT)
         self.gated = {
             name: all(any(self._base(g) not in GATE_EXEMPT for g in conj) for conj in alts)
             for name, alts in lexicon.signals.items()
