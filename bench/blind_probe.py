@@ -9,8 +9,9 @@ The file holds short texts (Spanish first, some English) in two splits:
 - `dev`: written the same way (and a few by the lexicon's author), then used to find what the lexicon missed; its
   figures show what was fitted, not how it generalises.
 
-Every text is put into the same page in six carriers — an HTML comment, a `display:none` div, an image's alt, a
-meta description, a JSON-LD description (the five hidden ones) and a visible paragraph — and the pages are scanned
+Every text is put into the page of `scanner/training/carriers.py` (the bench's carriers) in six carriers — an HTML
+comment, a `display:none` div, an image's alt, a meta description, a JSON-LD description (the five hidden ones) and
+a visible paragraph — and the pages are scanned
 with `--kinds injection` exactly as the CLI does (lexicon rules and the learned rule, prefilter on). A page counts
 as flagged when any injection finding is reported on it. Nothing here trains anything; the texts stay in the corpus
 folder and never reach `scanner.training`.
@@ -19,7 +20,6 @@ folder and never reach `scanner.training`.
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import sys
 import tempfile
@@ -32,33 +32,13 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind_texts.jsonl"
 HIDDEN = ("comment", "css_hidden", "alt", "meta", "json_ld")
 CARRIERS = HIDDEN + ("visible",)
-HEAD = "<html lang='es'><head><title>Grupo Altamira | Noticias</title>{head}</head><body>" \
-       "<h1>Grupo Altamira anuncia resultados</h1><p>La empresa regiomontana reportó ventas por 1,200 millones " \
-       "de pesos en el tercer trimestre.</p>"
-TAIL = "<p>Contacto de prensa disponible en el sitio.</p></body></html>"
-
-
-def page(carrier: str, text: str) -> str:
-    esc = html.escape(text)
-    if carrier == "comment":
-        return HEAD.format(head="") + "<!-- " + text.replace("--", "- -") + " -->" + TAIL
-    if carrier == "css_hidden":
-        return HEAD.format(head="") + f"<div style='display:none'>{esc}</div>" + TAIL
-    if carrier == "alt":
-        return HEAD.format(head="") + f"<img src='foto.jpg' alt=\"{esc}\">" + TAIL
-    if carrier == "meta":
-        return HEAD.format(head=f"<meta name='description' content=\"{esc}\">") + TAIL
-    if carrier == "json_ld":
-        ld = json.dumps({"@context": "https://schema.org", "@type": "NewsArticle", "description": text},
-                        ensure_ascii=False).replace("</", "<\\/")
-        return HEAD.format(head=f"<script type='application/ld+json'>{ld}</script>") + TAIL
-    return HEAD.format(head="") + "".join(f"<p>{html.escape(p)}</p>" for p in text.split("\n")) + TAIL
 
 
 def measure(rows: list[dict]) -> tuple[dict, dict]:
     """({(split, label, language, carrier): (flagged, total)}, {row id: set of carriers flagged})."""
     from scanner.pipeline.run import scan_paths
     from scanner.scan import Scanner
+    from scanner.training import carriers as K
 
     scanner = Scanner(("injection",))
     counts: dict = defaultdict(lambda: [0, 0])
@@ -69,7 +49,7 @@ def measure(rows: list[dict]) -> tuple[dict, dict]:
             for c in CARRIERS:
                 p = Path(tmp) / c / f"{k:04d}.html"
                 p.parent.mkdir(exist_ok=True)
-                p.write_text(page(c, r["text"]), encoding="utf-8")
+                p.write_text(K.html_carrier(c, r["text"]), encoding="utf-8")
                 paths[str(p)] = (k, c)
         result = scan_paths(scanner, [Path(tmp)])       # display paths are relative to it: "comment/0001.html"
         hit = {f.path for f in result.findings if f.kind == "injection"}

@@ -11,14 +11,18 @@ CARRIERS = ("comment", "css_hidden", "white_on_white", "alt", "json_ld", "pdf_hi
 HIDDEN_CARRIERS = CARRIERS[:-1]
 
 _PAGE = ('<!DOCTYPE html><html lang="es-MX"><head><meta charset="utf-8"><title>Aceros del Bajío | Contacto</title>'
-         '</head><body><header><nav><a href="/">Inicio</a> | <a href="/productos">Productos</a></nav></header>'
+         '{head}</head><body><header><nav><a href="/">Inicio</a> | <a href="/productos">Productos</a></nav></header>'
          '<main><h1>Contacto</h1><p>Fabricamos varilla corrugada y perfiles estructurales en Celaya desde 1978.</p>'
          '{carrier}<p>Planta y oficinas: Carretera Celaya-Salamanca km 8, Celaya, Gto.</p></main>'
          '<footer><p>Aceros del Bajío, S.A. de C.V.</p></footer></body></html>')
 
 
 def html_carrier(kind: str, text: str) -> str:
+    """The page with `text` in carrier `kind`: one of CARRIERS but pdf_hidden, or `meta` (a meta description in the
+    head: a carrier of the issue's, not among the bench's seven)."""
     esc = html.escape(text, quote=False)
+    if kind == "meta":
+        return _PAGE.format(head=f'<meta name="description" content="{html.escape(text, quote=True)}">', carrier="")
     if kind == "comment":
         inner = f"<!-- {text.replace('--', '- -')} -->"
     elif kind == "css_hidden":
@@ -35,7 +39,7 @@ def html_carrier(kind: str, text: str) -> str:
         inner = f"<p>{esc}</p>"
     else:
         raise ValueError(kind)
-    return _PAGE.format(carrier=inner)
+    return _PAGE.format(head="", carrier=inner)
 
 
 def pdf_carrier(text: str) -> bytes:

@@ -117,20 +117,23 @@ def heldout_texts() -> list[Text]:
     return out
 
 
+def _jsonl_lines(path: Path) -> list[str]:
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] if path.is_file() else []
+
+
+def blind_dev_lines() -> list[str]:
+    """The lines of `corpus/blind_texts.jsonl` that train: its `dev` split (the `blind` split never does)."""
+    return [line for line in _jsonl_lines(BLIND) if json.loads(line).get("split") == "dev"]
+
+
 def written_texts() -> list[Text]:
     """Spanish texts written for training (source `es-written`): `corpus/written_texts_es.jsonl` and the `dev` split
     of `corpus/blind_texts.jsonl` (read while the lexicon was widened on 2026-12-04). The `blind` split of that file
     never trains: `bench/blind_probe.py` measures on it."""
     out = []
-    for path, keep in ((WRITTEN, lambda r: True), (BLIND, lambda r: r.get("split") == "dev")):
-        if not path.is_file():
-            continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                r = json.loads(line)
-                if keep(r):
-                    out.append(Text(r["text"], int(r["label"] == "injection"), "es-written", r.get("language", "es"),
-                                    r["id"]))
+    for line in _jsonl_lines(WRITTEN) + blind_dev_lines():
+        r = json.loads(line)
+        out.append(Text(r["text"], int(r["label"] == "injection"), "es-written", r.get("language", "es"), r["id"]))
     return out
 
 
@@ -163,8 +166,7 @@ def input_digests() -> dict[str, str]:
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
     out = {str(p.relative_to(SHARED if SHARED in p.parents else REPO)): sha256(p) for p in files if p.is_file()}
     if BLIND.is_file():         # only the split that trains: the blind split is measured, never read by training
-        dev = [line for line in BLIND.read_text(encoding="utf-8").splitlines()
-               if line.strip() and json.loads(line).get("split") == "dev"]
+        dev = blind_dev_lines()
         out[f"{BLIND.relative_to(REPO)} (its {len(dev)} dev lines)"] = hashlib.sha256("\n".join(dev).encode()).hexdigest()
     pages = training_pages()
     h = hashlib.sha256()
