@@ -1,6 +1,7 @@
 """Recall and false positives of the injection rules on `corpus/blind_texts.jsonl`, per split, carrier and language.
 
     python bench/blind_probe.py [--split dev blind] [--misses N] [--json FILE]
+    python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
 
 The file holds short texts (Spanish first, some English) in two splits:
 
@@ -71,11 +72,20 @@ def main() -> int:
     ap.add_argument("--split", nargs="*", default=["blind", "dev"])
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--texts", type=Path, default=None,
+                    help="measure this JSON Lines file instead (e.g. bench/garak_texts.py's output)")
     args = ap.parse_args()
-    rows = [json.loads(line) for line in BLIND.read_text(encoding="utf-8").splitlines() if line.strip()]
+    source = args.texts or BLIND
+    rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.texts:
+        for r in rows:
+            r.setdefault("split", "texts")
+            r.setdefault("class", "-")
+        args.split = sorted({r["split"] for r in rows})
     rows = [r for r in rows if r["split"] in args.split]
     counts, flagged_in = measure(rows)
-    print(f"injection rules on {BLIND.relative_to(REPO)}: each text in {len(CARRIERS)} carriers (hidden: "
+    shown = source.relative_to(REPO) if REPO in source.resolve().parents else source
+    print(f"injection rules on {shown}: each text in {len(CARRIERS)} carriers (hidden: "
           f"{', '.join(HIDDEN)}), scan --kinds injection")
     out = {}
     for split in args.split:
