@@ -8,8 +8,10 @@ groups, as the learned rule scores at scan time.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +23,7 @@ CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
 BLIND = CORPUS / "blind_texts.jsonl"           # its `dev` split trains; its `blind` split never does
 WRITTEN = CORPUS / "written_texts_es.jsonl"    # Spanish attacks and benign hidden texts written to train
+WRITTEN_EN = CORPUS / "written_texts_en.jsonl"  # the same in English
 
 ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",
                   "purplellama-english", "purplellama-spanish", "spikee", "corpus")
@@ -127,14 +130,34 @@ def blind_dev_lines() -> list[str]:
     return [line for line in _jsonl_lines(BLIND) if json.loads(line).get("split") == "dev"]
 
 
+_ATTRIBUTE_ONLY = re.compile(r'\s*(?:alt|title|aria-label|content|placeholder)\s*=\s*"([^"]*)"\s*')
+_META_ONLY = re.compile(r'\s*<meta\b[^<>]*?\bcontent\s*=\s*"([^"]*)"[^<>]*>\s*', re.I)
+_SPAN_ONLY = re.compile(r'\s*<span\b[^<>]*>([^<>]*)</span>\s*', re.I)
+
+
+def unwrap(text: str) -> str:
+    """What the scanner reads of a written text that is one attribute or one element: `alt="…"`, `<meta … content="…">`
+    or `<span class="sr-only">…</span>` give their value (the scanner never sees the markup around an attribute's
+    value, so the model must not learn it); any other text is returned as written."""
+    for form in (_ATTRIBUTE_ONLY, _META_ONLY, _SPAN_ONLY):
+        m = form.fullmatch(text)
+        if m:
+            return html.unescape(m.group(1))
+    return text
+
+
 def written_texts() -> list[Text]:
-    """Spanish texts written for training (source `es-written`): `corpus/written_texts_es.jsonl` and the `dev` split
-    of `corpus/blind_texts.jsonl` (read while the lexicon was widened on 2026-12-04). The `blind` split of that file
-    never trains: `bench/blind_probe.py` measures on it."""
+    """Texts written for training: Spanish (source `es-written`: `corpus/written_texts_es.jsonl` and the `dev` split
+    of `corpus/blind_texts.jsonl`, read while the lexicon was widened on 2026-12-04) and English (source
+    `en-written`: `corpus/written_texts_en.jsonl`). The `blind` split of blind_texts.jsonl never trains:
+    `bench/blind_probe.py` measures on it."""
     out = []
-    for line in _jsonl_lines(WRITTEN) + blind_dev_lines():
-        r = json.loads(line)
-        out.append(Text(r["text"], int(r["label"] == "injection"), "es-written", r.get("language", "es"), r["id"]))
+    for source, lines in (("es-written", _jsonl_lines(WRITTEN) + blind_dev_lines()),
+                          ("en-written", _jsonl_lines(WRITTEN_EN))):
+        for line in lines:
+            r = json.loads(line)
+            out.append(Text(unwrap(r["text"]), int(r["label"] == "injection"), source, r.get("language", "es"),
+                            r["id"]))
     return out
 
 
@@ -161,7 +184,7 @@ def realdata_pages() -> list[Path]:
 
 def input_digests() -> dict[str, str]:
     """sha256 of every input file training reads (for the model card and the header)."""
-    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", WRITTEN]
+    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", WRITTEN, WRITTEN_EN]
     inj = REALDATA / "injection"
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
