@@ -8,8 +8,8 @@ import functools
 
 import pytest
 
-from conftest import EXAMPLE_TREE, REALDATA
-from scanner.loaders import iter_files, load_bytes, load_path
+from conftest import EXAMPLE_TREE, REALDATA, shared_pdf_memo
+from scanner.loaders import iter_files, load_bytes, load_path, pdfmemo
 from scanner.pii.recognizer import Result, remove_duplicates
 from scanner.pii.registry import registry
 from scanner.pii.scanner import _recognizers
@@ -33,7 +33,8 @@ def _texts():
         paths += sorted((REALDATA / "html").glob("*.html"))[:12]
     for p in paths:
         try:
-            doc = load_path(p, p.name)
+            with pdfmemo.active(shared_pdf_memo()):       # the same PDF bytes laid out once (conftest)
+                doc = load_path(p, p.name)
         except LoadError:
             continue
         yield "\n\n".join(u.text for u in doc.units)

@@ -3,7 +3,7 @@
 A fixture tree holds the same PDF many times: the file itself, and its body in every provider's recorded
 fetch of it (the example tree: a 104-page report four times, 416 of the 425 pages its scan lays out).
 pdfminer's layout is the slowest step of a scan, and its result depends on the bytes alone, so within one run
-(`scan_paths`) a PDF already loaded is not laid out again.
+(`scan_paths`; `manifest verify`'s load of every listed file) a PDF already loaded is not laid out again.
 
 - The key is the sha256 of the bytes; the value is the loaded document (or its LoadError's message and code)
   pickled, so every hit hands out a fresh copy that callers may change (a recording's loader stamps each unit

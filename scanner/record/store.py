@@ -164,7 +164,17 @@ class Recorder:
     # --- one exchange -------------------------------------------------------------------------------------
 
     def store(self, ex: Exchange, case: str | None = None, cls: str | None = None) -> Outcome:
-        """Redact, place, write and list one exchange; an Outcome that says why when it is not recorded."""
+        """Redact, place, write and list one exchange; an Outcome that says why when it is not recorded.
+
+        One exchange is one run of the PDF memo (scanner.loaders.pdfmemo): a PDF body is loaded to plan its
+        redaction, again to check the redacted envelope and again to see whether it is a prompt injection, the
+        same bytes each time, laid out once."""
+        from scanner.loaders import pdfmemo
+
+        with pdfmemo.active():
+            return self._store(ex, case, cls)
+
+    def _store(self, ex: Exchange, case: str | None, cls: str | None) -> Outcome:
         from scanner.exchanges import parse_bytes
         from scanner.redact import RedactError
         from scanner.redact_truncate import invalidated_spans as _invalidated_spans
