@@ -83,8 +83,12 @@ def main() -> int:
             r.setdefault("class", "-")
         args.split = sorted({r["split"] for r in rows})
     rows = [r for r in rows if r["split"] in args.split]
+    from scanner.training.sources import unwrap
+
+    for r in rows:                  # a text written as one attribute or element goes in as its value, as it trains
+        r["text"] = unwrap(r["text"])
     counts, flagged_in = measure(rows)
-    shown = source.relative_to(REPO) if REPO in source.resolve().parents else source
+    shown = source.resolve().relative_to(REPO) if REPO in source.resolve().parents else source
     print(f"injection rules on {shown}: each text in {len(CARRIERS)} carriers (hidden: "
           f"{', '.join(HIDDEN)}), scan --kinds injection")
     out = {}
