@@ -214,6 +214,10 @@ Benign out-of-fold windows over their group's threshold:
   that also names an AI, the user, the reply or the reader's task stands in 5 of 9,191 comment windows (one
   page), 0 of 4,677 meta and 0 of 2,496 JSON-LD windows, 4 of 3,976 CSS-hidden windows and 26 of 14,747
   attribute windows, against 842 of 2,327 attack windows of ../shared and 4 of 268 benign instruction-like texts.
+- Benign text that talks to or about AI, or instructs people (notices, UI strings, how-tos, texts about chatbots),
+  written blind as hard negatives: before they trained, 1,193 such texts of the third written round were flagged in
+  3.4–5.7 % of their hidden carriers by the models of the eighth and ninth rounds (the 1 % asked is not met on
+  text this hard); the shipped model has trained on them, so its rate on new text of that kind is not known.
 - Prose ABOUT attacks that quotes them scores high; the corpus's hard negatives of that kind are negatives in
   training, but new ones may be flagged.
 - The SVM's Platt fit is made on its own training rows, whose margins are wider than a new text's: the
