@@ -209,7 +209,7 @@ def test_a_hidden_window_that_speaks_to_an_ai_meets_the_cued_threshold(tmp_path)
     info = out["cued"][0].extra["model"]
     assert info["cued"] and info["threshold"] == 0.0001 and "ai addressee" in out["cued"][0].message
     assert "speaks to an AI reader" in out["cued"][0].message
-    # a plain threshold no window reaches (this comment's own score is 1 - 9e-7 with the model of 2026-12-04; the
+    # a plain threshold no window reaches (this comment's own score is 1 - 5e-6 with the model of 2026-12-04; the
     # finding shows it rounded to 1.0): without its cued key the group is judged by it alone
     out = fired("rules:\n  INJ015: {comment: 0.999999999999}\n")
     assert not out["cued"] and not out["plain"]
