@@ -94,7 +94,9 @@ README section "Hidden prompt injection" and come from `make bench-injection`.
   {M.MIN_WORDS} words or {M.MIN_CHARS} characters are not scored.
 - Training windows: {header['rows']} ({header['positives']} injection). Every attack source weighs the same in
   total ({header['source_weight']} windows' worth each, times {header['positive_weight']} for positives), so no
-  source's style becomes the model's idea of an attack.
+  source's style becomes the model's idea of an attack — except the texts written for this task (`es-written`,
+  `en-written`: a page's hidden text aimed at a research agent), whose attacks weigh twice that
+  (`WRITTEN_ATTACK_SCALE` in `scanner/training/train.py`).
 
 ## Training data and their sha256
 
