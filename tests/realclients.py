@@ -260,7 +260,7 @@ def concurrently(fn, args, workers: int = 10) -> list:
         return list(pool.map(fn, args))
 
 
-def exercise_together(request, key, run, tmp_path_factory, workers: int = 4) -> dict:
+def exercise_together(request, key, run, tmp_path_factory, workers: int = 4, alone=lambda k: False) -> dict:
     """For a module-scoped fixture (`request`): `run(k, folder)` for the key `k = key(item)` of every test of
     the module selected in this session (None: a test that needs none), a few at a time in threads, all
     finished before the first test reads its result; a run that raised raises in its own test
@@ -269,7 +269,10 @@ def exercise_together(request, key, run, tmp_path_factory, workers: int = 4) -> 
     The exercises are mostly waiting (retry-after and jitter, the breaker, a held request, a server starting):
     one after another, the adapter tests spent about two thirds of their time with nothing to do. Each still
     has its own server, folder and adapter, judged on its own; `workers` at a time keeps the machine far from
-    the load their jitter checks were tuned to withstand (the adapters' comments)."""
+    the load their jitter checks were tuned to withstand (the adapters' comments). A key for which `alone(k)`
+    holds runs after the others, by itself: an exercise whose verdict rests on timing precision (an adapter
+    without jitter must show lockstep retries; three exercises beside it in the same process once spread them
+    enough to pass, on an idle machine, 2026-12-05)."""
     import pytest
 
     from scanner import netlock
@@ -283,8 +286,12 @@ def exercise_together(request, key, run, tmp_path_factory, workers: int = 4) -> 
     previous = netlock.set_loopback(True)       # the tests' `loopback`, for the whole batch
     try:
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            futures = {k: pool.submit(run, k, tmp_path_factory.mktemp("exercise")) for k in keys}
+            futures = {k: pool.submit(run, k, tmp_path_factory.mktemp("exercise")) for k in keys if not alone(k)}
             concurrent.futures.wait(futures.values())
+        for k in (k for k in keys if alone(k)):
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                futures[k] = pool.submit(run, k, tmp_path_factory.mktemp("exercise"))
+                concurrent.futures.wait([futures[k]])
     finally:
         netlock.set_loopback(previous)
     return futures

@@ -77,7 +77,7 @@ def exercised(request, tmp_path_factory):
     """Every exercise the module's selected tests read, run a few at a time (realclients.exercise_together):
     each with its own server, folder and node processes, as when each test ran its own in turn."""
     return exercise_together(request, key, lambda k, folder: exercise(folder, "good" if isinstance(k, tuple) else k),
-                             tmp_path_factory)
+                             tmp_path_factory, alone=lambda k: k == "nojitter")
 
 
 @pytest.mark.parametrize("repetition", range(5))

@@ -89,7 +89,7 @@ def run_exercise(k, folder):
 def exercised(request, tmp_path_factory):
     """Every exercise the module's selected tests read, run a few at a time (realclients.exercise_together):
     each with its own server, folder and adapter, as when each test ran its own in turn."""
-    return exercise_together(request, key, run_exercise, tmp_path_factory)
+    return exercise_together(request, key, run_exercise, tmp_path_factory, alone=lambda k: k == ("bad", NoJitter))
 
 
 @pytest.mark.parametrize("repetition", range(5))
