@@ -73,18 +73,18 @@ def main() -> int:
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--texts", type=Path, default=None,
-                    help="measure this JSON Lines file instead (e.g. bench/garak_texts.py's output)")
+                    help="measure this JSON Lines file instead (e.g. bench/external_texts.py's output)")
     args = ap.parse_args()
+    from scanner.training.sources import jsonl_rows, unwrap
+
     source = args.texts or BLIND
-    rows = [json.loads(line) for line in source.read_text(encoding="utf-8").split("\n") if line.strip()]
+    rows = jsonl_rows(source)
     if args.texts:
         for r in rows:
             r.setdefault("split", "texts")
             r.setdefault("class", "-")
         args.split = sorted({r["split"] for r in rows})
     rows = [r for r in rows if r["split"] in args.split]
-    from scanner.training.sources import unwrap
-
     for r in rows:                  # a text written as one attribute or element goes in as its value, as it trains
         r["text"] = unwrap(r["text"])
     counts, flagged_in = measure(rows)

@@ -295,11 +295,9 @@ def test_threshold_probabilities_stay_strictly_between_0_and_1():
 def test_the_blind_split_never_trains():
     """corpus/blind_texts.jsonl's `blind` split is the honest estimate (bench/blind_probe.py): none of its texts may
     reach the trainer, from that file or from another one that happens to hold the same text."""
-    import json
-
     from scanner.training import sources as S
 
-    blind = [json.loads(line) for line in S.BLIND.read_text(encoding="utf-8").splitlines() if line.strip()]
+    blind = S.jsonl_rows(S.BLIND)
     blind_texts = {r["text"].strip().casefold() for r in blind if r["split"] == "blind"}
     assert len(blind_texts) >= 300
     trained = S.written_texts()

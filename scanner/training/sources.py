@@ -56,15 +56,23 @@ def _lang(text: str) -> str:
     return "es" if es > en else "en"
 
 
+def jsonl_lines(path: Path) -> list[str]:
+    """The non-blank lines of a JSON Lines file ([] when it is absent), split on "\n" only: str.splitlines() would
+    also cut at a U+2028 inside a JSON string."""
+    return [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()] if path.is_file() else []
+
+
+def jsonl_rows(path: Path) -> list[dict]:
+    """The objects of a JSON Lines file, one per non-blank line."""
+    return [json.loads(line) for line in jsonl_lines(path)]
+
+
 def attack_texts() -> list[Text]:
     """Every attack (and benign prompt) text of ../shared, by source."""
     out: list[Text] = []
-    path = TRAINING / "injection_texts.jsonl"
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            source = "llm-guard" if row["source"].startswith("llm-guard") else row["source"]
-            out.append(Text(row["text"], int(row["label"] == "injection"), source, _lang(row["text"]), row["id"]))
+    for row in jsonl_rows(TRAINING / "injection_texts.jsonl"):
+        source = "llm-guard" if row["source"].startswith("llm-guard") else row["source"]
+        out.append(Text(row["text"], int(row["label"] == "injection"), source, _lang(row["text"]), row["id"]))
     inj = REALDATA / "injection"
     p = inj / "bipia__text_attack_test.json"
     if p.is_file():
@@ -82,8 +90,7 @@ def attack_texts() -> list[Text]:
                 out.append(Text(row["user_input"], 1, source, lang, f"{source}-{row['prompt_id']}"))
     jb, ins = inj / "spikee__cybersec-2025-04_jailbreaks_subset.jsonl", inj / "spikee__cybersec-2025-04_instructions.jsonl"
     if jb.is_file() and ins.is_file():
-        jails = [json.loads(x) for x in jb.read_text(encoding="utf-8").splitlines() if x.strip()]
-        instr = [json.loads(x) for x in ins.read_text(encoding="utf-8").splitlines() if x.strip()]
+        jails, instr = jsonl_rows(jb), jsonl_rows(ins)
         for i, j in enumerate(jails):
             for k in (i * 7 % len(instr), (i * 13 + 5) % len(instr)):
                 text = j["text"].replace("<INSTRUCTION>", instr[k]["instruction"])
@@ -101,33 +108,19 @@ def notinject() -> list[Text]:
 
 
 def bipia_emails() -> list[Text]:
-    p = REALDATA / "injection" / "bipia__email_test.jsonl"
-    if not p.is_file():
-        return []
-    rows = [json.loads(x) for x in p.read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = jsonl_rows(REALDATA / "injection" / "bipia__email_test.jsonl")
     return [Text(r["context"], 0, "bipia-emails", "en", f"bipia-email-{k}") for k, r in enumerate(rows)]
 
 
 def heldout_texts() -> list[Text]:
     """Texts written for centinela that never train: the generalisation estimate of bench-injection."""
-    if not HELDOUT.is_file():
-        return []
-    out = []
-    for line in HELDOUT.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            r = json.loads(line)
-            out.append(Text(r["text"], int(r["label"] == "injection"), "heldout-" + r["kind"], r["language"], r["id"]))
-    return out
-
-
-def _jsonl_lines(path: Path) -> list[str]:
-    """Non-blank lines, split on "\n" only: str.splitlines() would also cut at a U+2028 inside a JSON string."""
-    return [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()] if path.is_file() else []
+    return [Text(r["text"], int(r["label"] == "injection"), "heldout-" + r["kind"], r["language"], r["id"])
+            for r in jsonl_rows(HELDOUT)]
 
 
 def blind_dev_lines() -> list[str]:
     """The lines of `corpus/blind_texts.jsonl` that train: its `dev` split (the `blind` split never does)."""
-    return [line for line in _jsonl_lines(BLIND) if json.loads(line).get("split") == "dev"]
+    return [line for line in jsonl_lines(BLIND) if json.loads(line).get("split") == "dev"]
 
 
 _ATTRIBUTE_ONLY = re.compile(r'\s*(?:alt|title|aria-label|content|placeholder)\s*=\s*"([^"]*)"\s*')
@@ -152,8 +145,8 @@ def written_texts() -> list[Text]:
     `en-written`: `corpus/written_texts_en.jsonl`). The `blind` split of blind_texts.jsonl never trains:
     `bench/blind_probe.py` measures on it."""
     out = []
-    for source, lines in (("es-written", _jsonl_lines(WRITTEN) + blind_dev_lines()),
-                          ("en-written", _jsonl_lines(WRITTEN_EN))):
+    for source, lines in (("es-written", jsonl_lines(WRITTEN) + blind_dev_lines()),
+                          ("en-written", jsonl_lines(WRITTEN_EN))):
         for line in lines:
             r = json.loads(line)
             out.append(Text(unwrap(r["text"]), int(r["label"] == "injection"), source, r.get("language", "es"),

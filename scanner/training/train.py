@@ -172,7 +172,7 @@ HARD_NEGATIVE_WEIGHT = 5.0     # the hard negatives of `families.py`: instructio
 HARD_NEGATIVE_SOURCES = ("benign-extra", "benign-prompts", "es-written", "en-written")
 WRITTEN_ATTACK_SCALE = {"es-written": 2.0, "en-written": 2.0}   # the texts written for this detector's task (a
                                # page's hidden text aimed at a research agent) weigh twice a dataset's share: at 1.0
-                               # the blind split read Spanish hidden 0.61, English 0.78; at 2.0, 0.65 and 0.79
+                               # (C 0.1) the blind split read Spanish hidden 0.61, English 0.78; at 2.0, 0.65 and 0.79
 
 
 def attack_rows(texts) -> list[Row]:
