@@ -288,10 +288,8 @@ def exercise_together(request, key, run, tmp_path_factory, workers: int = 4, alo
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             futures = {k: pool.submit(run, k, tmp_path_factory.mktemp("exercise")) for k in keys if not alone(k)}
             concurrent.futures.wait(futures.values())
-        for k in (k for k in keys if alone(k)):
-            with concurrent.futures.ThreadPoolExecutor(1) as pool:
-                futures[k] = pool.submit(run, k, tmp_path_factory.mktemp("exercise"))
-                concurrent.futures.wait([futures[k]])
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:          # one at a time, in order
+            futures |= {k: pool.submit(run, k, tmp_path_factory.mktemp("exercise")) for k in keys if alone(k)}
     finally:
         netlock.set_loopback(previous)
     return futures
