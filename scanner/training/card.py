@@ -219,7 +219,9 @@ Benign out-of-fold windows over their group's threshold:
 - Benign text that talks to or about AI, or instructs people (notices, UI strings, how-tos, texts about chatbots),
   written blind as hard negatives: before they trained, 1,193 such texts of the third written round were flagged in
   3.4–5.7 % of their hidden carriers by the models of the eighth and ninth rounds (the 1 % asked is not met on
-  text this hard); the shipped model has trained on them, so its rate on new text of that kind is not known.
+  text this hard); the shipped model has trained on them and on the fourth round's. On a second blind split
+  written later (`blind2`, 178 benign texts, never trained, chose nothing) it flags 0 of 90 Spanish and 4 of 88
+  English benign texts in some hidden carrier (17 of 440 English hidden carriers, 3.9 %): still over 1 % in English.
 - Prose ABOUT attacks that quotes them scores high; the corpus's hard negatives of that kind are negatives in
   training, but new ones may be flagged.
 - The SVM's Platt fit is made on its own training rows, whose margins are wider than a new text's: the
