@@ -181,7 +181,13 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
     _spend_budget(CALIBRATED, levels, allowed, budget, gain)
     out = {g: level(g, allowed[g]) for g in CALIBRATED}
     out["default"] = max(out["comment"], out["attribute"])
-    for g in HIDDEN_GROUPS + ("pdf_hidden",):
+    # A PDF's invisible text layer (render mode 3/7, white, tiny, off the crop box, under an image; an OCR layer over
+    # a scanned page is not one) is prose nobody is meant to see, like a comment: it takes the comment's threshold.
+    # The training material holds almost none of it (benign PDFs rarely have such a layer: none in the real PDFs of
+    # ../shared/realdata); at the default (the attribute's, set by UI strings) the model found 121 of 144 never-trained
+    # attack texts there, at the comment's 137, with 2 of 274 benign texts flagged (the hidden carriers' rate).
+    out["pdf_hidden"] = out["comment"]
+    for g in HIDDEN_GROUPS:
         out.setdefault(g, out["default"])
     if verbose:
         print(f"thresholds: {len(pages)} training pages, budget {budget}; pages allowed over each group {allowed}; "
