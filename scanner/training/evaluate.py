@@ -125,6 +125,13 @@ def probability(logit: float) -> float:
     return min(max(p, 1e-12), 1.0 - 1e-12)
 
 
+def _floor(scores: list[float], allowed: int) -> float:
+    """The lowest level (logit) at which at most `allowed` of these benign scores are flagged: 0.05 over the score
+    ranked `allowed + 1` from the top (-inf when there are no more than `allowed`)."""
+    ranked = np.sort(np.array(scores))
+    return float(ranked[-(allowed + 1)]) + 0.05 if len(ranked) > allowed else -np.inf
+
+
 def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_cues, page_budget: float =
                       PAGE_BUDGET, prompt_budget: float = PROMPT_BUDGET, verbose: bool = False) -> dict:
     """Thresholds against the false-positive budgets, from out-of-fold scores.
@@ -162,9 +169,7 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
         elif r.source in PROMPT_SOURCES:
             prompts.append(float(s))
     posa = {g: np.array(v) for g, v in pos.items()}
-    prompts_sorted = np.sort(np.array(prompts))
-    k = int(prompt_budget * len(prompts_sorted))
-    prompt_floor = float(prompts_sorted[-(k + 1)]) + 0.05 if len(prompts_sorted) > k else -np.inf
+    prompt_floor = _floor(prompts, int(prompt_budget * len(prompts)))
     floor = M.logit(MIN_THRESHOLD)
     levels = {g: sorted(pagemax[g].items(), key=lambda kv: (-kv[1], kv[0])) for g in CALIBRATED}
     allowed = {g: 0 for g in CALIBRATED}
@@ -259,12 +264,8 @@ def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds:
             if cued and s < min(plain.values()):
                 prompts.append(float(s))
     posa = np.array(pos)
-    prompts_sorted = np.sort(np.array(prompts))
-    k = int(prompt_budget * n_prompts)
-    prompt_floor = float(prompts_sorted[-(k + 1)]) + 0.05 if len(prompts_sorted) > k else -np.inf
-    written_sorted = np.sort(np.array(written))
-    k = int(CUED_WRITTEN_BUDGET * n_written)
-    written_floor = float(written_sorted[-(k + 1)]) + 0.05 if len(written_sorted) > k else -np.inf
+    prompt_floor = _floor(prompts, int(prompt_budget * n_prompts))
+    written_floor = _floor(written, int(CUED_WRITTEN_BUDGET * n_written))
     floor = max(M.logit(MIN_CUED_THRESHOLD), prompt_floor, written_floor)
     levels = {g: sorted(((p, v) for p, v in pagemax[g].items() if p not in flagged0), key=lambda kv: (-kv[1], kv[0]))
               for g in CUED_GROUPS}
