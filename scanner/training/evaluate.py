@@ -192,6 +192,11 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
     # ../shared/realdata); at the default (the attribute's, set by UI strings) the model found 121 of 144 never-trained
     # attack texts there, at the comment's 137, with 2 of 274 benign texts flagged (the hidden carriers' rate).
     out["pdf_hidden"] = out["comment"]
+    # So do the fallbacks a browser does not render (`<noscript>` with scripts on, `<template>`): prose, like a comment,
+    # where the training pages hold too few benign windows to calibrate on. Measured when this was written: our
+    # never-trained attack texts in either, model alone 118 -> 137 of 144; benign texts 0 -> 2 of 274; the 545 benign
+    # and real pages: no page newly flagged. SVG text (chart labels, icon captions: UI strings) keeps the default.
+    out["noscript"] = out["template"] = out["comment"]
     for g in HIDDEN_GROUPS:
         out.setdefault(g, out["default"])
     if verbose:
