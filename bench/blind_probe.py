@@ -35,9 +35,12 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind_texts.jsonl"
 HIDDEN = ("comment", "css_hidden", "alt", "meta", "json_ld")
 CARRIERS = HIDDEN + ("visible",)
+# `--carriers issue`: the hidden carriers issue 13 names (comment, CSS-hidden, white on white, alt, JSON-LD, a hidden
+# PDF layer), for figures comparable with its bars; the default five stay so that earlier figures compare.
+ISSUE_HIDDEN = ("comment", "css_hidden", "white_on_white", "alt", "json_ld", "pdf_hidden")
 
 
-def measure(rows: list[dict]) -> tuple[dict, dict]:
+def measure(rows: list[dict], carriers: tuple[str, ...] = CARRIERS) -> tuple[dict, dict]:
     """({(split, label, language, carrier): (flagged, total)}, {row id: set of carriers flagged})."""
     from scanner.pipeline.run import scan_paths
     from scanner.scan import Scanner
@@ -49,10 +52,11 @@ def measure(rows: list[dict]) -> tuple[dict, dict]:
     with tempfile.TemporaryDirectory(prefix="centinela-blind-") as tmp:
         paths = {}
         for k, r in enumerate(rows):
-            for c in CARRIERS:
-                p = Path(tmp) / c / f"{k:04d}.html"
+            for c in carriers:
+                data, name = K.document(c, r["text"])        # a one-page PDF for pdf_hidden, else an HTML page
+                p = Path(tmp) / c / f"{k:04d}{Path(name).suffix}"
                 p.parent.mkdir(exist_ok=True)
-                p.write_text(K.html_carrier(c, r["text"]), encoding="utf-8")
+                p.write_bytes(data)
                 paths[str(p)] = (k, c)
         result = scan_paths(scanner, [Path(tmp)])       # display paths are relative to it: "comment/0001.html"
         hit = {f.path for f in result.findings if f.kind == "injection"}
@@ -74,6 +78,9 @@ def main() -> int:
     ap.add_argument("--split", nargs="*", default=["blind", "blind2", "dev"])
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--carriers", choices=("default", "issue"), default="default",
+                    help="hidden carriers: the default five (comment, css_hidden, alt, meta, json_ld) or the six issue 13 "
+                         "names (comment, css_hidden, white_on_white, alt, json_ld, pdf_hidden)")
     ap.add_argument("--texts", type=Path, default=None,
                     help="measure this JSON Lines file instead (e.g. bench/external_texts.py's output)")
     args = ap.parse_args()
@@ -89,29 +96,31 @@ def main() -> int:
     rows = [r for r in rows if r["split"] in args.split]
     for r in rows:                  # a text written as one attribute or element goes in as its value, as it trains
         r["text"] = unwrap(r["text"])
-    counts, flagged_in = measure(rows)
+    hidden = ISSUE_HIDDEN if args.carriers == "issue" else HIDDEN
+    carriers = hidden + ("visible",)
+    counts, flagged_in = measure(rows, carriers)
     shown = source.resolve().relative_to(REPO) if REPO in source.resolve().parents else source
-    print(f"injection rules on {shown}: each text in {len(CARRIERS)} carriers (hidden: "
-          f"{', '.join(HIDDEN)}), scan --kinds injection")
+    print(f"injection rules on {shown}: each text in {len(carriers)} carriers (hidden: "
+          f"{', '.join(hidden)}), scan --kinds injection")
     out = {}
     for split in args.split:
         for label in ("injection", "benign"):
             for lang in sorted({r["language"] for r in rows if r["split"] == split and r["label"] == label}):
-                cells = {c: counts[(split, label, lang, c)] for c in CARRIERS}
+                cells = {c: counts[(split, label, lang, c)] for c in carriers}
                 n = cells["visible"][1]
                 if not n:
                     continue
-                hid = [sum(cells[c][0] for c in HIDDEN), sum(cells[c][1] for c in HIDDEN)]
+                hid = [sum(cells[c][0] for c in hidden), sum(cells[c][1] for c in hidden)]
                 what = "found" if label == "injection" else "flagged"
-                per = "  ".join(f"{c} {cells[c][0]}/{cells[c][1]}" for c in HIDDEN)
+                per = "  ".join(f"{c} {cells[c][0]}/{cells[c][1]}" for c in hidden)
                 print(f"  {split:5s} {label:9s} {lang} n={n:3d}  hidden {what} {hid[0]}/{hid[1]} = {hid[0] / hid[1]:.3f}"
                       f"   visible {cells['visible'][0]}/{n} = {cells['visible'][0] / n:.3f}   ({per})")
                 out[f"{split}/{label}/{lang}"] = {"hidden": hid, "visible": cells["visible"],
-                                                  **{c: cells[c] for c in HIDDEN}}
+                                                  **{c: cells[c] for c in hidden}}
         if args.misses:
             by_class: Counter = Counter()
             missed = [r for r in rows if r["split"] == split and r["label"] == "injection"
-                      and not (flagged_in.get(r["id"], set()) & set(HIDDEN))]
+                      and not (flagged_in.get(r["id"], set()) & set(hidden))]
             for r in missed:
                 by_class[r["class"]] += 1
             print(f"  {split}: attacks missed in every hidden carrier, by class: {dict(by_class.most_common())}")
