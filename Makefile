@@ -77,7 +77,7 @@ bench-injection: setup
 # trains): recall and false positives in six carriers, per language. Needs no extra.
 bench-blind: setup
 	$(BIN)/python bench/blind_probe.py
-	$(BIN)/python bench/blind_probe.py --split blind blind2 --carriers issue
+	$(BIN)/python bench/blind_probe.py --split blind blind2 blind3 --carriers issue
 
 bench-score: setup
 	$(BIN)/python bench/score_bench.py
