@@ -111,8 +111,8 @@ and the texts written to train — Spanish (source `es-written`: `corpus/written
 of `corpus/blind_texts.jsonl`) and English (source `en-written`: `corpus/written_texts_en.jsonl`), attacks and
 benign hidden texts written blind to the rules by AI helpers; the benign ones weigh as hard negatives; a text that
 is one attribute or one `<meta>`/`<span>` element trains as its value, which is what the scanner reads). Never trained on: one page in five of `benign-pages` and of `realdata/html` (by a digest of the
-name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and the `blind` split of
-`corpus/blind_texts.jsonl` (`make bench-blind` measures on it).
+name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and the `blind`, `blind2` and
+`blind3` splits of `corpus/blind_texts.jsonl` (`make bench-blind` measures on them).
 
 ## Thresholds (probability a window must reach, by channel group)
 
@@ -222,7 +222,7 @@ Benign out-of-fold windows over their group's threshold:
   written blind as hard negatives: before they trained, 1,193 such texts of the third written round were flagged in
   3.4–5.7 % of their hidden carriers by the models of the eighth and ninth rounds (the 1 % asked is not met on
   text this hard); the shipped model has trained on them and on the fourth round's. On a second blind split
-  written later (`blind2`, 178 benign texts, never trained, chose nothing) it flags 0 of 90 Spanish and 4 of 88
+  written later (`blind2`, 178 benign texts, never trained, no choice made on it) it flags 0 of 90 Spanish and 4 of 88
   English benign texts in some hidden carrier (17 of 440 English hidden carriers, 3.9 %): still over 1 % in English.
 - Prose ABOUT attacks that quotes them scores high; the corpus's hard negatives of that kind are negatives in
   training, but new ones may be flagged.

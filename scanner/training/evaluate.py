@@ -243,6 +243,7 @@ def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds:
     n_prompts = 0
     written: list[float] = []
     n_written = 0
+    lowest_plain = min(plain.values())          # a benign window over it is flagged by a plain threshold already
     for r, s, c in zip(material.rows, scores, cues_of):
         cued = bool(c & cued_by)
         if r.label:
@@ -252,7 +253,7 @@ def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds:
         if r.source in WRITTEN_SOURCES:
             if cued:
                 n_written += 1
-                if s < min(plain.values()):
+                if s < lowest_plain:
                     written.append(float(s))
             continue
         if r.source == "benign-pages" and r.group:
@@ -266,7 +267,7 @@ def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds:
                 pagemax[g][r.page] = max(pagemax[g].get(r.page, -np.inf), s)
         elif r.source in PROMPT_SOURCES:
             n_prompts += 1
-            if cued and s < min(plain.values()):
+            if cued and s < lowest_plain:
                 prompts.append(float(s))
     posa = np.array(pos)
     prompt_floor = _floor(prompts, int(prompt_budget * n_prompts))

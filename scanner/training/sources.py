@@ -21,7 +21,7 @@ TRAINING = SHARED / "training"
 REALDATA = SHARED / "realdata"
 CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
-BLIND = CORPUS / "blind_texts.jsonl"           # its `dev` split trains; its `blind` split never does
+BLIND = CORPUS / "blind_texts.jsonl"           # its `dev` split trains; the others (blind, blind2, blind3) never do
 WRITTEN = CORPUS / "written_texts_es.jsonl"    # Spanish attacks and benign hidden texts written to train
 WRITTEN_EN = CORPUS / "written_texts_en.jsonl"  # the same in English
 
@@ -119,7 +119,8 @@ def heldout_texts() -> list[Text]:
 
 
 def blind_dev_lines() -> list[str]:
-    """The lines of `corpus/blind_texts.jsonl` that train: its `dev` split (the `blind` split never does)."""
+    """The lines of `corpus/blind_texts.jsonl` that train: its `dev` split (the `blind`, `blind2` and `blind3` splits
+    never do)."""
     return [line for line in jsonl_lines(BLIND) if json.loads(line).get("split") == "dev"]
 
 
@@ -142,8 +143,8 @@ def unwrap(text: str) -> str:
 def written_texts() -> list[Text]:
     """Texts written for training: Spanish (source `es-written`: `corpus/written_texts_es.jsonl` and the `dev` split
     of `corpus/blind_texts.jsonl`, read while the lexicon was widened on 2026-12-04) and English (source
-    `en-written`: `corpus/written_texts_en.jsonl`). The `blind` split of blind_texts.jsonl never trains:
-    `bench/blind_probe.py` measures on it."""
+    `en-written`: `corpus/written_texts_en.jsonl`). The `blind`, `blind2` and `blind3` splits of blind_texts.jsonl
+    never train: `bench/blind_probe.py` measures on them."""
     out = []
     for source, lines in (("es-written", jsonl_lines(WRITTEN) + blind_dev_lines()),
                           ("en-written", jsonl_lines(WRITTEN_EN))):
