@@ -361,3 +361,15 @@ def test_the_cued_thresholds_stop_where_one_percent_of_the_written_benign_cued_w
         assert t <= thresholds[g]
     for g, t in cued(False).items():                              # the floor is what stopped them
         assert sum(w >= M.logit(t) for w in written) > allowed, g
+
+
+def test_written_texts_are_read_round_by_round_in_numeric_order(tmp_path, monkeypatch):
+    """corpus/written/ holds one file a writing round and language; training reads them in round order (round 10
+    after round 9, not after round 1), so the same files always give the same rows in the same order."""
+    from scanner.training import sources as S
+
+    for name in ("es-10.jsonl", "es-9.jsonl", "es-1.jsonl", "en-2.jsonl", "es-x.jsonl", "notes.md"):
+        (tmp_path / name).write_text("")
+    monkeypatch.setattr(S, "WRITTEN_DIR", tmp_path)
+    assert [p.name for p in S.written_files("es")] == ["es-1.jsonl", "es-9.jsonl", "es-10.jsonl"]
+    assert [p.name for p in S.written_files("en")] == ["en-2.jsonl"]

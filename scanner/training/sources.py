@@ -21,9 +21,8 @@ TRAINING = SHARED / "training"
 REALDATA = SHARED / "realdata"
 CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
-BLIND = CORPUS / "blind_texts.jsonl"           # its `dev` split trains; the others (blind, blind2, blind3) never do
-WRITTEN = CORPUS / "written_texts_es.jsonl"    # Spanish attacks and benign hidden texts written to train
-WRITTEN_EN = CORPUS / "written_texts_en.jsonl"  # the same in English
+BLIND = CORPUS / "blind_texts.jsonl"           # its `dev` split trains; the others (blind, blind2, …) never do
+WRITTEN_DIR = CORPUS / "written"               # attacks and benign hidden texts written to train: es-N.jsonl, en-N.jsonl
 
 ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",
                   "purplellama-english", "purplellama-spanish", "spikee", "corpus")
@@ -140,14 +139,26 @@ def unwrap(text: str) -> str:
     return text
 
 
+def written_files(language: str) -> list[Path]:
+    """The files of texts written to train in `language` ("es" or "en"), one per writing round (`corpus/written/
+    es-1.jsonl`, `es-2.jsonl`, …), in round order: the order training reads them."""
+    files = []
+    for p in WRITTEN_DIR.glob(f"{language}-*.jsonl") if WRITTEN_DIR.is_dir() else ():
+        rnd = p.stem.removeprefix(f"{language}-")
+        if rnd.isdigit():
+            files.append((int(rnd), p))
+    return [p for _, p in sorted(files)]
+
+
 def written_texts() -> list[Text]:
-    """Texts written for training: Spanish (source `es-written`: `corpus/written_texts_es.jsonl` and the `dev` split
+    """Texts written for training: Spanish (source `es-written`: `corpus/written/es-*.jsonl` and the `dev` split
     of `corpus/blind_texts.jsonl`, read while the lexicon was widened on 2026-12-04) and English (source
-    `en-written`: `corpus/written_texts_en.jsonl`). The `blind`, `blind2` and `blind3` splits of blind_texts.jsonl
-    never train: `bench/blind_probe.py` measures on them."""
+    `en-written`: `corpus/written/en-*.jsonl`). The `blind`, `blind2`, `blind3` and `blind4` splits of
+    blind_texts.jsonl never train: `bench/blind_probe.py` measures on them."""
     out = []
-    for source, lines in (("es-written", jsonl_lines(WRITTEN) + blind_dev_lines()),
-                          ("en-written", jsonl_lines(WRITTEN_EN))):
+    es = [line for p in written_files("es") for line in jsonl_lines(p)]
+    en = [line for p in written_files("en") for line in jsonl_lines(p)]
+    for source, lines in (("es-written", es + blind_dev_lines()), ("en-written", en)):
         for line in lines:
             r = json.loads(line)
             out.append(Text(unwrap(r["text"]), int(r["label"] == "injection"), source, r.get("language", "es"),
@@ -178,7 +189,7 @@ def realdata_pages() -> list[Path]:
 
 def input_digests() -> dict[str, str]:
     """sha256 of every input file training reads (for the model card and the header)."""
-    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", WRITTEN, WRITTEN_EN]
+    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", *written_files("es"), *written_files("en")]
     inj = REALDATA / "injection"
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
