@@ -73,12 +73,12 @@ bench-injection: setup
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 	$(BIN)/python bench/injection_bench.py
 
-# The injection rules on corpus/blind_texts.jsonl (texts written blind to the rules; the `blind`, `blind2` and
-# `blind3` splits never train): recall and false positives in six carriers, per language; then the never-trained
+# The injection rules on corpus/blind_texts.jsonl (texts written blind to the rules; the `blind`, `blind2`, `blind3` and
+# `blind4` splits never train): recall and false positives in six carriers, per language; then the never-trained
 # splits in the six hidden carriers issue 13 names (white on white and a hidden PDF layer). Needs no extra.
 bench-blind: setup
 	$(BIN)/python bench/blind_probe.py
-	$(BIN)/python bench/blind_probe.py --split blind blind2 blind3 --carriers issue
+	$(BIN)/python bench/blind_probe.py --split blind blind2 blind3 blind4 --carriers issue
 
 bench-score: setup
 	$(BIN)/python bench/score_bench.py

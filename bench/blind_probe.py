@@ -1,9 +1,9 @@
 """Recall and false positives of the injection rules on `corpus/blind_texts.jsonl`, per split, carrier and language.
 
-    python bench/blind_probe.py [--split dev blind blind2 blind3] [--misses N] [--json FILE]
+    python bench/blind_probe.py [--split dev blind blind2 blind3 blind4] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
 
-The file holds short texts (Spanish first, some English) in four splits:
+The file holds short texts (Spanish first, some English) in five splits:
 
 - `blind`: written by someone with no access to the rules, the corpus or the other sets, and never read while
   writing rules nor used in training — the honest estimate of what the rules find in text nobody here tuned for
@@ -11,6 +11,8 @@ The file holds short texts (Spanish first, some English) in four splits:
 - `blind2`: written the same way on 2026-12-05 and never used to choose anything: measured, never trained;
 - `blind3`: written the same way after the tenth round's model shipped (2026-12-05), kept for the next round: measured
   once on that model, never trained, never used to choose anything;
+- `blind4`: written the same way while the eleventh round's training text was written, before its model was trained
+  (2026-12-05): measured, never trained, never used to choose anything;
 - `dev`: written the same way (and a few by the lexicon's author), then used to find what the lexicon missed; its
   figures show what was fitted, not how it generalises.
 
@@ -77,7 +79,7 @@ def measure(rows: list[dict], carriers: tuple[str, ...] = CARRIERS) -> tuple[dic
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "dev"])
+    ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "blind4", "dev"])
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--carriers", choices=("default", "issue"), default="default",

@@ -111,8 +111,8 @@ and the texts written to train — Spanish (source `es-written`: `corpus/written
 and the `dev` split of `corpus/blind_texts.jsonl`) and English (source `en-written`: `corpus/written/en-*.jsonl`), attacks and
 benign hidden texts written blind to the rules by AI helpers; the benign ones weigh as hard negatives; a text that
 is one attribute or one `<meta>`/`<span>` element trains as its value, which is what the scanner reads). Never trained on: one page in five of `benign-pages` and of `realdata/html` (by a digest of the
-name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and the `blind`, `blind2` and
-`blind3` splits of `corpus/blind_texts.jsonl` (`make bench-blind` measures on them).
+name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and the `blind`, `blind2`,
+`blind3` and `blind4` splits of `corpus/blind_texts.jsonl` (`make bench-blind` measures on them).
 
 ## Thresholds (probability a window must reach, by channel group)
 

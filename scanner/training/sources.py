@@ -118,8 +118,8 @@ def heldout_texts() -> list[Text]:
 
 
 def blind_dev_lines() -> list[str]:
-    """The lines of `corpus/blind_texts.jsonl` that train: its `dev` split (the `blind`, `blind2` and `blind3` splits
-    never do)."""
+    """The lines of `corpus/blind_texts.jsonl` that train: its `dev` split (the `blind`, `blind2`, `blind3` and
+    `blind4` splits never do)."""
     return [line for line in jsonl_lines(BLIND) if json.loads(line).get("split") == "dev"]
 
 
