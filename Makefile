@@ -73,8 +73,7 @@ bench-injection: setup
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 	$(BIN)/python bench/injection_bench.py
 
-# The injection rules on corpus/blind_texts.jsonl (texts written blind to the rules; the `blind`, `blind2`, `blind3` and
-# `blind4` splits never train): recall and false positives in six carriers, per language; then the never-trained
+# The injection rules on corpus/blind/ (texts written blind to the rules, one file a split; all but `dev` never train): recall and false positives in six carriers, per language; then the never-trained
 # splits in the six hidden carriers issue 13 names (white on white and a hidden PDF layer). Needs no extra.
 bench-blind: setup
 	$(BIN)/python bench/blind_probe.py

@@ -1,18 +1,21 @@
-"""Recall and false positives of the injection rules on `corpus/blind_texts.jsonl`, per split, carrier and language.
+"""Recall and false positives of the injection rules on `corpus/blind/` (one file a split), per split, carrier and language.
 
     python bench/blind_probe.py [--split dev blind blind2 blind3 blind4] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
 
-The file holds short texts (Spanish first, some English) in five splits:
+The file holds short texts (Spanish first, some English) in six splits:
 
 - `blind`: written by someone with no access to the rules, the corpus or the other sets, and never read while
   writing rules nor used in training — the honest estimate of what the rules find in text nobody here tuned for
   (since 2026-12-04 its figures have also been read to choose among model variants: disclosed in the README);
-- `blind2`: written the same way on 2026-12-05 and never used to choose anything: measured, never trained;
+- `blind2`: written the same way on 2026-12-05, never trained; used (with blind4) to choose in the eleventh round;
 - `blind3`: written the same way after the tenth round's model shipped (2026-12-05), kept for the next round: measured
   once on that model, never trained, never used to choose anything;
 - `blind4`: written the same way while the eleventh round's training text was written, before its model was trained
-  (2026-12-05): measured, never trained, never used to choose anything;
+  (2026-12-05): measured once on the tenth round's model, then used (with blind2) to choose between it and two
+  eleventh-round candidates (rule 2 in the README); never trained;
+- `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
+  chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
 - `dev`: written the same way (and a few by the lexicon's author), then used to find what the lexicon missed; its
   figures show what was fitted, not how it generalises.
 
@@ -36,7 +39,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-BLIND = REPO / "corpus" / "blind_texts.jsonl"
+BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 HIDDEN = ("comment", "css_hidden", "alt", "meta", "json_ld")
 CARRIERS = HIDDEN + ("visible",)
 # `--carriers issue`: the hidden carriers issue 13 names (comment, CSS-hidden, white on white, alt, JSON-LD, a hidden
@@ -79,7 +82,7 @@ def measure(rows: list[dict], carriers: tuple[str, ...] = CARRIERS) -> tuple[dic
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "blind4", "dev"])
+    ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "blind4", "written5", "dev"])
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--carriers", choices=("default", "issue"), default="default",
@@ -88,10 +91,10 @@ def main() -> int:
     ap.add_argument("--texts", type=Path, default=None,
                     help="measure this JSON Lines file instead (e.g. bench/external_texts.py's output)")
     args = ap.parse_args()
-    from scanner.training.sources import jsonl_rows, unwrap
+    from scanner.training.sources import blind_rows, jsonl_rows, unwrap
 
     source = args.texts or BLIND
-    rows = jsonl_rows(source)
+    rows = jsonl_rows(source) if args.texts else blind_rows()
     if args.texts:
         for r in rows:
             r.setdefault("split", "texts")
@@ -103,7 +106,8 @@ def main() -> int:
     hidden = ISSUE_HIDDEN if args.carriers == "issue" else HIDDEN
     carriers = hidden + ("visible",)
     counts, flagged_in = measure(rows, carriers)
-    shown = source.resolve().relative_to(REPO) if REPO in source.resolve().parents else source
+    shown = source.resolve().relative_to(REPO).as_posix() + ("/" if source == BLIND else "") \
+        if REPO in source.resolve().parents else source
     print(f"injection rules on {shown}: each text in {len(carriers)} carriers (hidden: "
           f"{', '.join(hidden)}), scan --kinds injection")
     out = {}
@@ -115,11 +119,15 @@ def main() -> int:
                 if not n:
                     continue
                 hid = [sum(cells[c][0] for c in hidden), sum(cells[c][1] for c in hidden)]
+                # texts flagged in at least one hidden carrier (for benign texts: the share a reviewer would see)
+                texts = sum(1 for r in rows if r["split"] == split and r["label"] == label and r["language"] == lang
+                            and flagged_in.get(r["id"], set()) & set(hidden))
                 what = "found" if label == "injection" else "flagged"
                 per = "  ".join(f"{c} {cells[c][0]}/{cells[c][1]}" for c in hidden)
                 print(f"  {split:5s} {label:9s} {lang} n={n:3d}  hidden {what} {hid[0]}/{hid[1]} = {hid[0] / hid[1]:.3f}"
-                      f"   visible {cells['visible'][0]}/{n} = {cells['visible'][0] / n:.3f}   ({per})")
-                out[f"{split}/{label}/{lang}"] = {"hidden": hid, "visible": cells["visible"],
+                      f"   visible {cells['visible'][0]}/{n} = {cells['visible'][0] / n:.3f}   ({per}; "
+                      f"texts in any hidden carrier {texts}/{n})")
+                out[f"{split}/{label}/{lang}"] = {"hidden": hid, "visible": cells["visible"], "texts_any_hidden": [texts, n],
                                                   **{c: cells[c] for c in hidden}}
         if args.misses:
             by_class: Counter = Counter()

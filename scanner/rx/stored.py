@@ -174,17 +174,23 @@ def version() -> int | None:
 
 # --- writing the file -----------------------------------------------------------------------------------
 
+def _text_sets(path: Path) -> bool:
+    """A JSON Lines file, or a folder holding only JSON Lines files."""
+    if path.is_file():
+        return path.suffix == ".jsonl"
+    return path.is_dir() and all(c.is_file() and c.suffix == ".jsonl" for c in path.iterdir())
+
+
 def build_paths(repo: Path) -> list[Path]:
     """What build() scans: the example tree and the corpus's pages and files, in the order a scan of both folders
     takes them, but the corpus's JSON Lines text sets (corpus/*.jsonl: the injection rules' training and
-    measurement texts, 3.5 MB, and the folder `written/` that holds nothing else): they hold no page, and scanning
-    them took 10 of the build's 17 s while compiling no pattern the rest had not (checked when this was written:
-    the same file, byte for byte, either way)."""
+    measurement texts, 3.5 MB, and the folders that hold nothing else: `written/`, `blind/`): they hold no page,
+    and scanning them took 10 of the build's 17 s while compiling no pattern the rest had not (checked when this was
+    written: the same file, byte for byte, either way)."""
     paths = [repo / "fixtures" / "web-search"] if (repo / "fixtures" / "web-search").is_dir() else []
     corpus = repo / "corpus"
     if corpus.is_dir():
-        paths += sorted(p for p in corpus.iterdir()
-                        if not (p.is_file() and p.suffix == ".jsonl") and not (p.is_dir() and p.name == "written"))
+        paths += sorted(p for p in corpus.iterdir() if not _text_sets(p))
     return paths
 
 

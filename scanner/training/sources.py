@@ -21,7 +21,7 @@ TRAINING = SHARED / "training"
 REALDATA = SHARED / "realdata"
 CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
-BLIND = CORPUS / "blind_texts.jsonl"           # its `dev` split trains; the others (blind, blind2, …) never do
+BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl trains; the others (blind, blind2, …) never do
 WRITTEN_DIR = CORPUS / "written"               # attacks and benign hidden texts written to train: es-N.jsonl, en-N.jsonl
 
 ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",
@@ -117,10 +117,20 @@ def heldout_texts() -> list[Text]:
             for r in jsonl_rows(HELDOUT)]
 
 
+def blind_files() -> list[Path]:
+    """The split files of `corpus/blind/` (`dev.jsonl`, `blind.jsonl`, `blind2.jsonl`, …), by name."""
+    return sorted(BLIND_DIR.glob("*.jsonl")) if BLIND_DIR.is_dir() else []
+
+
+def blind_rows() -> list[dict]:
+    """Every row of `corpus/blind/`, each file's rows in its order (a row's `split` is its file's name)."""
+    return [r for p in blind_files() for r in jsonl_rows(p)]
+
+
 def blind_dev_lines() -> list[str]:
-    """The lines of `corpus/blind_texts.jsonl` that train: its `dev` split (the `blind`, `blind2`, `blind3` and
-    `blind4` splits never do)."""
-    return [line for line in jsonl_lines(BLIND) if json.loads(line).get("split") == "dev"]
+    """The lines of `corpus/blind/` that train: its `dev` split (the `blind`, `blind2`, `blind3`, `blind4` and
+    `written5` splits never do)."""
+    return [line for line in jsonl_lines(BLIND_DIR / "dev.jsonl") if json.loads(line).get("split") == "dev"]
 
 
 _ATTRIBUTE_ONLY = re.compile(r'\s*(?:alt|title|aria-label|content|placeholder)\s*=\s*"([^"]*)"\s*')
@@ -152,9 +162,9 @@ def written_files(language: str) -> list[Path]:
 
 def written_texts() -> list[Text]:
     """Texts written for training: Spanish (source `es-written`: `corpus/written/es-*.jsonl` and the `dev` split
-    of `corpus/blind_texts.jsonl`, read while the lexicon was widened on 2026-12-04) and English (source
-    `en-written`: `corpus/written/en-*.jsonl`). The `blind`, `blind2`, `blind3` and `blind4` splits of
-    blind_texts.jsonl never train: `bench/blind_probe.py` measures on them."""
+    of `corpus/blind/`, read while the lexicon was widened on 2026-12-04) and English (source `en-written`:
+    `corpus/written/en-*.jsonl`). The other splits of `corpus/blind/` never train: `bench/blind_probe.py` measures
+    on them."""
     out = []
     es = [line for p in written_files("es") for line in jsonl_lines(p)]
     en = [line for p in written_files("en") for line in jsonl_lines(p)]
@@ -194,9 +204,9 @@ def input_digests() -> dict[str, str]:
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
     out = {str(p.relative_to(SHARED if SHARED in p.parents else REPO)): sha256(p) for p in files if p.is_file()}
-    if BLIND.is_file():         # only the split that trains: the blind split is measured, never read by training
-        dev = blind_dev_lines()
-        out[f"{BLIND.relative_to(REPO)} (its {len(dev)} dev lines)"] = hashlib.sha256("\n".join(dev).encode()).hexdigest()
+    dev = blind_dev_lines()     # only the split that trains: the other splits are measured, never read by training
+    if dev:
+        out[f"{(BLIND_DIR / 'dev.jsonl').relative_to(REPO)} ({len(dev)} lines)"] = hashlib.sha256("\n".join(dev).encode()).hexdigest()
     pages = training_pages()
     h = hashlib.sha256()
     for p in pages:
