@@ -1,4 +1,4 @@
-"""The bundled packs' RE2 programs written ahead (scanner/rx/programs.json): current, used, and matching exactly
+"""The bundled packs' RE2 programs written ahead (scanner/rx/programs.json.gz): current, used, and matching exactly
 as the patterns translated from their source; a foreign or damaged file is ignored, never trusted."""
 
 from __future__ import annotations
@@ -26,12 +26,13 @@ def _run(code: str, env=None) -> str:
 
 
 def test_committed_programs_are_current(tmp_path):
-    out = tmp_path / "programs.json"
+    out = tmp_path / "programs.json.gz"
     proc = subprocess.run([sys.executable, "-m", "scanner.rx", str(out)], cwd=REPO, capture_output=True, text=True,
                           env=ENV_OFF)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert out.read_text(encoding="utf-8") == stored.FILE.read_text(encoding="utf-8"), (
-        "scanner/rx/programs.json is stale: run `make rx-programs` (python -m scanner.rx)")
+    # compared as text: another zlib may compress the same text to other bytes
+    assert stored.read_text(out) == stored.read_text(stored.FILE), (
+        "scanner/rx/programs.json.gz is stale: run `make rx-programs` (python -m scanner.rx)")
 
 
 # Every stored pattern, compiled from the file in one process and from its source in another, run over the same
@@ -41,7 +42,7 @@ import json, sys
 from pathlib import Path
 from scanner import rx
 from scanner.rx import stored
-entries = json.loads(stored.FILE.read_text())["patterns"]
+entries = json.loads(stored.read_text(stored.FILE))["patterns"]
 texts = [p.read_text(encoding="utf-8", errors="replace")[:20000]
          for p in sorted(Path("fixtures/web-search").rglob("*")) if p.is_file() and p.suffix in (".html", ".json")][:40]
 texts += ["Lic. José Núñez Ávila, tel. 55 1234 5678, jose.nunez@ejemplo.com.mx, CURP GOMC850101HDFRRR09",
@@ -107,7 +108,7 @@ print(p._stored is None and p._items is not None, rx.ALPHABET.version)
 
 
 def _data():
-    return json.loads(stored.FILE.read_text(encoding="utf-8"))
+    return json.loads(stored.read_text(stored.FILE))
 
 
 @pytest.mark.parametrize("damage", ["fingerprint", "format", "labels", "count", "starts", "json", "patterns",
@@ -132,8 +133,8 @@ def test_a_foreign_or_damaged_file_is_ignored(tmp_path, damage):
         next(e for e in data["patterns"] if e["search"][0])["search"][0]["alts"] = [["1", [], []]]
     elif damage == "checks":
         data["patterns"][0]["checks"] = [{"behind": "yes"}]
-    path = tmp_path / "programs.json"
-    path.write_text("{not json" if damage == "json" else json.dumps(data), encoding="utf-8")
+    path = tmp_path / "programs.json.gz"
+    path.write_bytes(stored.encode("{not json" if damage == "json" else json.dumps(data)))
     assert stored._read(path) is None
     assert stored._read(stored.FILE) is not None
 
@@ -170,3 +171,17 @@ def test_a_missing_dist_info_falls_back_to_the_imported_version(monkeypatch):
     from importlib import metadata
 
     assert stored.re2_version() == metadata.version("google-re2")
+
+
+def test_a_truncated_or_oversized_compressed_file_is_ignored(tmp_path, monkeypatch):
+    """The file is gzip: cut short, or larger than MAX_TEXT once decompressed, it is ignored like a damaged one
+    (every pattern translated from its source); plain JSON is still read."""
+    whole = stored.FILE.read_bytes()
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    assert stored._read(cut) is None
+    plain = tmp_path / "plain.json"
+    plain.write_text(stored.read_text(stored.FILE), encoding="utf-8")
+    assert stored._read(plain) is not None
+    monkeypatch.setattr(stored, "MAX_TEXT", 1000)
+    assert stored._read(stored.FILE) is None

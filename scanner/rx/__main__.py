@@ -1,4 +1,4 @@
-"""`python -m scanner.rx [FILE]`: write the bundled packs' RE2 programs (scanner/rx/programs.json)."""
+"""`python -m scanner.rx [FILE]`: write the bundled packs' RE2 programs (scanner/rx/programs.json.gz)."""
 
 import os
 
