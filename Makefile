@@ -73,7 +73,8 @@ bench-injection: setup
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 	$(BIN)/python bench/injection_bench.py
 
-# The injection rules on corpus/blind/ (texts written blind to the rules, one file a split; all but `dev` never train): recall and false positives in six carriers, per language; then the never-trained
+# The injection rules on corpus/blind/ (texts written blind to the rules, one file a split; all but `dev` never train;
+# `blind5` is kept unmeasured for the next model): recall and false positives in six carriers, per language; then the never-trained
 # splits in the six hidden carriers issue 13 names (white on white and a hidden PDF layer). Needs no extra.
 bench-blind: setup
 	$(BIN)/python bench/blind_probe.py

@@ -112,7 +112,7 @@ and the `dev` split, `corpus/blind/dev.jsonl`) and English (source `en-written`:
 benign hidden texts written blind to the rules by AI helpers; the benign ones weigh as hard negatives; a text that
 is one attribute or one `<meta>`/`<span>` element trains as its value, which is what the scanner reads). Never trained on: one page in five of `benign-pages` and of `realdata/html` (by a digest of the
 name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and the `blind`, `blind2`,
-`blind3`, `blind4` and `written5` splits of `corpus/blind/` (`make bench-blind` measures on them).
+`blind3`, `blind4`, `blind5` and `written5` splits of `corpus/blind/` (`make bench-blind` measures on them).
 
 ## Thresholds (probability a window must reach, by channel group)
 
