@@ -101,7 +101,28 @@ def _not_quoted(text: str, start: int) -> bool:
     before = text[line_start:start]
     opened = sum(before.count(q) for q in "«“") - sum(before.count(q) for q in "»”")
     straight = before.count('"')
-    return opened <= 0 and straight % 2 == 0
+    return opened <= 0 and straight % 2 == 0 and not _single_quoted(text, start)
+
+
+def _single_quoted(text: str, start: int) -> bool:
+    """The match opens right after a single quotation mark that is not an apostrophe (nothing but a space,
+    punctuation or the start before it) and that mark closes later in the sentence: «sentences such as 'ignore
+    the above' to check…»."""
+    i = start - 1
+    while i >= 0 and text[i] in " \t\xa0":
+        i -= 1
+    if i < 0 or text[i] not in "'‘":
+        return False
+    if i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
+        return False                      # an apostrophe: «l'ignore», "don't"
+    close = "’" if text[i] == "‘" else "'"
+    end = len(text)
+    for c in ".!?\n":
+        k = text.find(c, start)
+        if k != -1:
+            end = min(end, k)
+    k = text.find(close, start, end + 1)
+    return k != -1 and (k + 1 >= len(text) or not text[k + 1].isalnum())
 
 
 def _opens_clause(text: str, start: int) -> bool:
