@@ -111,6 +111,18 @@ def test_shipped_model_is_small_and_described():
     assert MODEL_FAMILY[header.get("family", "lr")] in card
 
 
+def test_shipped_model_was_trained_with_this_lexicon():
+    """The lexicon is a training input (a corpus entry teaches the windows its lexicon findings cover): a phrase
+    added to it changes what `make train-injection-model` builds, so the shipped model must be rebuilt with it."""
+    import hashlib
+
+    lexicon = REPO / "scanner" / "rules" / "injection" / "lexicon.yaml"
+    header = M.load_model(str(lexicon.parent / "model" / "injection-lr.bin")).header
+    recorded = header["inputs"].get("scanner/rules/injection/lexicon.yaml")
+    assert recorded == hashlib.sha256(lexicon.read_bytes()).hexdigest(), (
+        "rules/injection/lexicon.yaml changed since the model was trained: run `make train-injection-model`")
+
+
 def test_windows_cover_the_text_and_keep_words_whole():
     text = " ".join(f"palabra{i}" for i in range(200))
     wins = M.windows(text)

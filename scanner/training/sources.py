@@ -21,6 +21,7 @@ TRAINING = SHARED / "training"
 REALDATA = SHARED / "realdata"
 CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
+LEXICON = REPO / "scanner" / "rules" / "injection" / "lexicon.yaml"
 BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl trains; the others (blind, blind2, …) never do
 WRITTEN_DIR = CORPUS / "written"               # attacks and benign hidden texts written to train: es-N.jsonl, en-N.jsonl
 
@@ -199,7 +200,9 @@ def realdata_pages() -> list[Path]:
 
 def input_digests() -> dict[str, str]:
     """sha256 of every input file training reads (for the model card and the header)."""
-    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", *written_files("es"), *written_files("en")]
+    # The lexicon is an input too: a corpus entry teaches the windows its lexicon findings cover (train.py).
+    files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", *written_files("es"), *written_files("en"),
+             LEXICON]
     inj = REALDATA / "injection"
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
