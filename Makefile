@@ -17,8 +17,11 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml tests/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	$(BIN)/python -m pip install --quiet --no-deps '$(SPACY_MODEL)'
+	@# --no-compile: pip would byte-compile every module of every dependency (spaCy's 70 languages, Presidio, pdfminer…),
+	@# 31–33 s against 14–16 s for this step (measured on a clean clone, wheels cached); Python compiles and caches
+	@# each module it imports on first use, the few hundred the tool and the tests need.
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-compile --no-deps '$(SPACY_MODEL)'
 	@# The Node adapter test's packages (p-retry, opossum), from the committed lock file; best effort: without
 	@# node and npm that test skips. Tests never install anything themselves.
 	-@if command -v npm >/dev/null 2>&1; then cd tests/node && npm ci --no-audit --no-fund --loglevel=error; \
