@@ -114,12 +114,10 @@ def test_shipped_model_is_small_and_described():
 def test_shipped_model_was_trained_with_this_lexicon():
     """The lexicon is a training input (a corpus entry teaches the windows its lexicon findings cover): a phrase
     added to it changes what `make train-injection-model` builds, so the shipped model must be rebuilt with it."""
-    import hashlib
+    from scanner.training import sources as S
 
-    lexicon = REPO / "scanner" / "rules" / "injection" / "lexicon.yaml"
-    header = M.load_model(str(lexicon.parent / "model" / "injection-lr.bin")).header
-    recorded = header["inputs"].get("scanner/rules/injection/lexicon.yaml")
-    assert recorded == hashlib.sha256(lexicon.read_bytes()).hexdigest(), (
+    header = M.load_model(str(S.LEXICON.parent / "model" / "injection-lr.bin")).header
+    assert header["inputs"].get(S.input_name(S.LEXICON)) == S.sha256(S.LEXICON), (
         "rules/injection/lexicon.yaml changed since the model was trained: run `make train-injection-model`")
 
 

@@ -15,13 +15,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from scanner.rulepack import BUILTIN_RULES
+
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("CENTINELA_SHARED") or REPO.parent / "shared")
 TRAINING = SHARED / "training"
 REALDATA = SHARED / "realdata"
 CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
-LEXICON = REPO / "scanner" / "rules" / "injection" / "lexicon.yaml"
+LEXICON = BUILTIN_RULES / "injection" / "lexicon.yaml"   # a training input: corpus windows follow its findings
 BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl trains; the others (blind, blind2, …) never do
 WRITTEN_DIR = CORPUS / "written"               # attacks and benign hidden texts written to train: es-N.jsonl, en-N.jsonl
 
@@ -198,6 +200,11 @@ def realdata_pages() -> list[Path]:
     return sorted(folder.glob("*.html")) if folder.is_dir() else []
 
 
+def input_name(path: Path) -> str:
+    """How the model's header and card name an input file: relative to ../shared or to the repository."""
+    return str(path.relative_to(SHARED if SHARED in path.parents else REPO))
+
+
 def input_digests() -> dict[str, str]:
     """sha256 of every input file training reads (for the model card and the header)."""
     # The lexicon is an input too: a corpus entry teaches the windows its lexicon findings cover (train.py).
@@ -206,7 +213,7 @@ def input_digests() -> dict[str, str]:
     inj = REALDATA / "injection"
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
-    out = {str(p.relative_to(SHARED if SHARED in p.parents else REPO)): sha256(p) for p in files if p.is_file()}
+    out = {input_name(p): sha256(p) for p in files if p.is_file()}
     dev = blind_dev_lines()     # only the split that trains: the other splits are measured, never read by training
     if dev:
         out[f"{(BLIND_DIR / 'dev.jsonl').relative_to(REPO)} ({len(dev)} lines)"] = hashlib.sha256("\n".join(dev).encode()).hexdigest()
