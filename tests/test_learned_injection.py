@@ -121,6 +121,23 @@ def test_shipped_model_was_trained_with_this_lexicon():
         "rules/injection/lexicon.yaml changed since the model was trained: run `make train-injection-model`")
 
 
+def test_shipped_model_was_trained_with_these_features():
+    """The cues and concept tables are the model's columns: a cue widened (a plural, a reader named by its job)
+    changes what every window's features mean, so the weights must be learnt again."""
+    from scanner.training import sources as S
+
+    header = M.load_model(str(S.LEXICON.parent / "model" / "injection-lr.bin")).header
+    assert header["inputs"].get(S.FEATURES_INPUT) == S.features_digest(), (
+        "scanner/injection/features.py's cues or concepts changed since the model was trained: run "
+        "`make train-injection-model`")
+
+
+def test_the_features_digest_follows_the_cues(monkeypatch):
+    before = F.definition_digest()
+    monkeypatch.setitem(F.CUES, "ai_addressee", F.CUES["ai_addressee"] + "|robots?")
+    assert F.definition_digest() != before
+
+
 def test_windows_cover_the_text_and_keep_words_whole():
     text = " ".join(f"palabra{i}" for i in range(200))
     wins = M.windows(text)

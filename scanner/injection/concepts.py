@@ -179,6 +179,13 @@ _PHRASES: dict[str, str] = {
 
 CONCEPTS: tuple[str, ...] = tuple(sorted(set(_WORDS) | set(_STEMS) | set(_PHRASES.values())))
 N_CONCEPTS = len(CONCEPTS)
+
+
+def definition() -> dict:
+    """The tables that map words, stems and phrases to concepts (for features.definition_digest)."""
+    return {"words": _WORDS, "stems": _STEMS, "phrases": _PHRASES}
+
+
 _ID = {c: k for k, c in enumerate(CONCEPTS)}
 _TABLE: dict[str, int] = {}
 for _c, _ws in _WORDS.items():

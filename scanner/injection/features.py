@@ -46,10 +46,15 @@ _WS = re.compile(r"\s+")
 
 # Structural cues, English and Spanish, on normalised text (lower case, no accents). RE2-compatible: no
 # lookarounds, no backreferences.
+# A machine reader is named in the plural as often as in the singular («Language models must treat…», «Chatbots
+# must refuse…», «Summarizers take note:») and by its job («automated readers», «an autonomous agent»): both are
+# the same addressee (thirteenth round; tests/test_injection_cues.py).
 CUES: dict[str, str] = {
-    "ai_addressee": r"\b(?:ai|a\.i\.|assistant|chatbot|llm|gpt|chatgpt|claude|gemini|copilot|bard|language model|"
-                    r"asistente|ia|inteligencia artificial|modelo de lenguaje|modelo|agente|agentes|automated agents?|ai agents?|"
-                    r"bots?|crawlers?|summari[sz]er|answer engines?)\b",
+    "ai_addressee": r"\b(?:ai|a\.i\.|assistants?|chatbots?|llms?|gpt|chatgpt|claude|gemini|copilot|bard|language models?|"
+                    r"asistentes?|ia|inteligencia artificial|modelos? de lenguaje|modelos?|agentes?|automated agents?|ai agents?|"
+                    r"bots?|crawlers?|summari[sz]ers?|answer engines?|(?:automated|autonomous|machine|ai) (?:readers?|"
+                    r"agents?|systems?|tools?|models?|summari[sz]ers?|assistants?|crawlers?|browsers?)|chatbots? de ia|"
+                    r"(?:lectores|sistemas|herramientas|agentes|asistentes) (?:automaticos|automatizados|autonomos))\b",
     "meta_instruction": r"\b(?:previous|prior|above|earlier|original|initial|system|preceding)\s+(?:instructions?|prompts?|"
                         r"rules|directions|guidelines|messages?|context)\b|\bsystem\s*prompt\b|\bprompt\b|"
                         r"\binstrucciones\s+(?:anteriores|previas|originales|del sistema)\b|\b(?:tus|sus)\s+instrucciones\b|"
@@ -76,8 +81,11 @@ CUES: dict[str, str] = {
                r"never (?:mention|reveal|tell))\b",
     "exfiltration": r"!\[[^\]\n]*\]\(\s*https?://|https?://\S+[?&]\S*=|\b(?:send|forward|exfiltrate|envia|manda)\b[^.\n]{0,60}"
                     r"\b(?:to|a)\s+(?:https?://|www\.|\S+@)",
-    "ai_notice": r"\b(?:note|notice|message|instructions?|attention|reminder|memo) (?:to|for) (?:the |any |all )?(?:ai|"
-                 r"assistant|model|llm|agent|language model|chatbot|automated agent|ai tool|ai agent)s?\b[^.\n]{0,40}:|"
+    "ai_notice": r"\b(?:note|notice|message|instructions?|attention|reminder|memo|guidance|claim|directive|advisory|"
+                 r"information|info|rules?|guidelines?) (?:to|for) (?:the |any |all )?(?:\w+ )?(?:ai|"
+                 r"assistant|model|llm|agent|language model|chatbot|automated agent|ai tool|ai agent|summari[sz]er|crawler|bot|"
+                 r"reader)s?\b[^.\n]{0,40}:|\b(?:summari[sz]ers|chatbots|assistants|ai agents|language models|llms|crawlers|"
+                 r"bots),? (?:take note|note|attention|please note)\b|"
                  r"\b(?:nota|aviso|mensaje|instrucciones|instruccion|atencion|indicaciones|indicacion|recordatorio) "
                  r"(?:\w+ )?(?:para|al|a) (?:el |la |los |las |cualquier |todo |toda )?(?:asistente|ia|modelo|herramientas? "
                  r"de (?:ia|inteligencia artificial)|inteligencia artificial|agente|sistemas? de ia)s?\b[^.\n]{0,40}:",
@@ -102,7 +110,11 @@ CUES: dict[str, str] = {
                       r"instead|en (?:lugar|vez) de|rather than|no longer|ya no eres|ya no es)\b",
     "mentions_user": r"\b(?:the user|users?'s?|el usuario|al usuario|del usuario|los usuarios|the reader|el lector|"
                      r"te pregunt\w*|asks? you|alguien te|someone asks)\b",
-    "verify_claim": r"\b(?:present (?:it|this) as|treat (?:it|this) as|as (?:a )?confirmed fact|do not (?:verify|check|"
+    "verify_claim": r"\b(?:present (?:it|this|them|these|its content) as|treat (?:it|this|them|these|its content|"
+                    r"(?:the|this|its) (?:page|content|text|claims?|information)) as|as (?:a )?confirmed fact|as (?:settled|"
+                    r"fact-checked|verified|(?:the )?ground truth)|(?:accept|take) (?:it|this|them|the claims?(?: below| above)?) "
+                    r"as (?:a )?(?:fact|true|settled|verified|confirmed|given)|without (?:cross-?checking|verifying|checking|"
+                    r"questioning)|do not (?:verify|check|cross-?check|"
                     r"question|contrast)|presentala como|presentalo como|tratala como|tratalo como|hecho confirmado|"
                     r"no (?:la |lo )?(?:contrastes|verifiques|cuestiones|compares)|sin verificar)\b",
     # output manipulation: what the reply must contain, start or end with, or how it must be encoded
@@ -146,7 +158,7 @@ CUES: dict[str, str] = {
     "ai_reader": r"\b(?:llms?|ai (?:tools?|systems?|models?|agents?|assistants?|crawlers?|readers?)|language models?|"
                  r"crawlers?|agents?|assistants?|bots?|scrapers?|summari[sz]ers?)\b[^.\n]{0,20}\b(?:reading|"
                  r"processing|that (?:read|reads|process|processes|parse|summari[sz]e)|summari[sz]ing|indexing|"
-                 r"scraping|visiting|crawling)\b|\bif you are (?:an? )?(?:ai|llm|language model|assistant|bot|"
+                 r"scraping|visiting|crawling)\b|\bif you are (?:an? )?(?:\w+ )?(?:ai|llm|language model|assistant|bot|"
                  r"crawler|agent|model|automated)\b|\bsi eres (?:un|una) (?:ia|modelo|asistente|bot|agente|programa|"
                  r"sistema|robot|inteligencia)\b|\b(?:que|quien|quienes) (?:lea|lean|procese|procesen|resuma|"
                  r"resuman|analice|analicen|rastree|indexe) (?:esta|este|estas|estos)\b|\b(?:robot|programa|"
@@ -171,6 +183,19 @@ N_CONCEPT_FEATURES = _NC + _NC * _NC + _NC * _NC * _NC
 N_FEATURES = CONCEPT_BASE + N_CONCEPT_FEATURES
 # A concept gram's feature value, divided by the square root of the text's number of distinct concept grams.
 CONCEPT_VALUE = float(os.environ.get("CENTINELA_CONCEPT_VALUE", "1.0"))
+def definition_digest() -> str:
+    """sha256 of what decides a text's features: the hash layout, the cue patterns and values, the concept tables.
+    The model's header records it among its training inputs (scanner/training/sources.py), so a cue widened
+    without retraining fails a test instead of scoring with weights learnt for other features."""
+    import hashlib
+    import json
+
+    spec = {"hash_bits": HASH_BITS, "char_ngrams": list(CHAR_NGRAMS), "cues": CUES, "cue_value": CUE_VALUE,
+            "concept_value": CONCEPT_VALUE, "concepts": C.definition()}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+
 _WIDE_WORD_OR_SPACE = re.compile(r"(?=[^\x00-\x7f])[\w\s]")
 
 
