@@ -72,12 +72,17 @@ CUES: dict[str, str] = {
                  r"desarrollador|creador|administrador|programador|operador)\b",
     "chat_template": r"<\|[a-z_]+\|>|\[/?inst\]|<<\s*/?sys\s*>>|</?system>|</?assistant>|(?:^|\n|\s)(?:system|sistema|"
                      r"assistant|asistente|user|usuario)\s*:|###\s*(?:system|instruction|instruccion)",
-    "reply_control": r"\b(?:your (?:response|answer|reply|output)|respond (?:only )?with|reply (?:only )?with|"
+    "reply_control": r"\b(?:di (?:solo|solamente|unicamente)\s*:\s*\w+|say only\s*:\s*\w+|(?:cambia|pasa) tu idioma a|"
+                     r"switch (?:your|the) (?:language|replies|answers) to|your (?:response|answer|reply|output)|respond (?:only )?with|reply (?:only )?with|"
                      r"answer (?:only )?with|begin your|start your (?:response|answer|reply)|say (?:only )?[\"'\[]|"
                      r"print|output|tu respuesta|responde (?:solo |unicamente )?con|di (?:solo |unicamente )?que|"
                      r"responde que|contesta que|menciona que|afirma que)\b",
-    "secrecy": r"\b(?:do not (?:tell|mention|reveal|inform|disclose|let)|don't (?:tell|mention|reveal)|without "
-               r"(?:mentioning|telling|revealing)|no (?:menciones|digas|reveles|informes)|sin mencionar|"
+    "secrecy": r"\b(?:do not (?:tell|mention|reveal|inform|disclose|let)|don't (?:tell|mention|reveal|let)|without "
+               r"(?:mentioning|telling|revealing|informing|alerting|notifying)|no (?:menciones|digas|reveles|informes)|"
+               r"no (?:lo|la|los|las) (?:menciones|reveles|comentes)|sin mencionar|sin (?:avisar|informar)(?:le|les)?|"
+               r"manten en secreto (?:esto|estas?|este)|manten (?:esto|estas? \w+|este \w+) en secreto|que no se "
+               r"(?:note|entere)|(?:no necesita|no debe|no tiene que) enterarse|keep (?:this|these)(?: \w+)? (?:secret|"
+               r"confidential|hidden|between us)|(?:the user|they) (?:does not|doesn't|need not|needn't) (?:need to )?know|"
                r"never (?:mention|reveal|tell))\b",
     "exfiltration": r"!\[[^\]\n]*\]\(\s*https?://|https?://\S+[?&]\S*=|\b(?:send|forward|exfiltrate|envia|manda)\b[^.\n]{0,60}"
                     r"\b(?:to|a)\s+(?:https?://|www\.|\S+@)",
@@ -107,7 +112,10 @@ CUES: dict[str, str] = {
     "task_of_reader": r"\b(?:your (?:task|job|goal|role|purpose|objective|mission|summary|answer|reply|response)|"
                       r"tu (?:tarea|trabajo|objetivo|mision|funcion|rol|resumen|respuesta)|you (?:were|have been) "
                       r"(?:given|told|asked)|te (?:pidieron|encargaron|dieron|dijeron|pusieron)|recibiste|you received|"
-                      r"instead|en (?:lugar|vez) de|rather than|no longer|ya no eres|ya no es)\b",
+                      r"instead|en (?:lugar|vez) de|rather than|no longer|ya no eres|ya no es|ya no (?:resumas|respondas|hagas|traduzcas|"
+                      r"analices|sigas)|cambio de planes|change of plans|save (?:this )?to (?:your )?memory|remember (?:this )?"
+                      r"(?:forever|for (?:all )?future (?:conversations|sessions|chats))|guarda(?:lo)? en (?:tu )?memoria|"
+                      r"recuerda(?:lo)? (?:esto )?(?:para siempre|en (?:futuras|las proximas) (?:conversaciones|sesiones)))\b",
     "mentions_user": r"\b(?:the user|users?'s?|el usuario|al usuario|del usuario|los usuarios|the reader|el lector|"
                      r"te pregunt\w*|asks? you|alguien te|someone asks)\b",
     "verify_claim": r"\b(?:present (?:it|this|them|these|its content) as|treat (?:it|this|them|these|its content|"
@@ -140,7 +148,12 @@ CUES: dict[str, str] = {
                    r"(?:resumir|responder|contestar|procesar) (?:esta|este|la|el)\b|\ben (?:lugar|vez) de "
                    r"(?:responder|contestar|resumir|hacer)\b",
     # prompt leaking: show the hidden instructions, the password, the conversation
-    "prompt_leak": r"\b(?:reveal|print|show|repeat|output|display|tell me|give me|share|leak|disclose|write "
+    "prompt_leak": r"\b(?:the prompt (?:you were|that) (?:given|initiali[sz]ed|configured|set up)|prompt con (?:el|que) "
+                   r"(?:que )?te (?:inicializaron|configuraron|programaron)|(?:contenido|texto) (?:integro |completo )?del "
+                   r"prompt|directrices que rigen (?:tu|su) funcionamiento|(?:list|enumerate|name) (?:all )?(?:the )?tools "
+                   r"you (?:have|can use)|(?:enumera|lista|nombra) (?:todas )?las herramientas que (?:tienes|tiene|puedes)|"
+                   r"(?:muestra|mostrar|revela|revelar) (?:tu|su) configuracion|(?:show|reveal|print) your configuration)\b|"
+                   r"\b(?:reveal|print|show|repeat|output|display|tell me|give me|share|leak|disclose|write "
                    r"(?:out|down)|spell)\b[^.\n]{0,30}\b(?:your|the|my|all|any) (?:system prompt|prompt|"
                    r"instructions|initial|hidden|secret|password|pre-?prompt|rules|guidelines|configuration)|"
                    r"\b(?:revela|muestra|muestrame|repite|imprime|dime|dame|comparte|escribe)\b[^.\n]{0,30}\b"
