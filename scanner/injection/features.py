@@ -116,8 +116,8 @@ CUES: dict[str, str] = {
                       r"analices|sigas)|cambio de planes|change of plans|save (?:this )?to (?:your )?memory|remember (?:this )?"
                       r"(?:forever|for (?:all )?future (?:conversations|sessions|chats))|guarda(?:lo)? en (?:tu )?memoria|"
                       r"recuerda(?:lo)? (?:esto )?(?:para siempre|en (?:futuras|las proximas) (?:conversaciones|sesiones)))\b",
-    "mentions_user": r"\b(?:the user|users?'s?|el usuario|al usuario|del usuario|los usuarios|the reader|el lector|"
-                     r"te pregunt\w*|asks? you|alguien te|someone asks)\b",
+    "mentions_user": r"\b(?:(?:the|this|your|our|current) user(?:'s)?|user's|el usuario|al usuario|del usuario|the reader|"
+                     r"el lector|te pregunt\w*|asks? you|alguien te|someone asks)\b",
     "verify_claim": r"\b(?:present (?:it|this|them|these|its content) as|treat (?:it|this|them|these|its content|"
                     r"(?:the|this|its) (?:page|content|text|claims?|information)) as|as (?:a )?confirmed fact|as (?:settled|"
                     r"fact-checked|verified|(?:the )?ground truth)|(?:accept|take) (?:it|this|them|the claims?(?: below| above)?) "
