@@ -1,6 +1,6 @@
 """Recall and false positives of the injection rules on `corpus/blind/` (one file a split), per split, carrier and language.
 
-    python bench/blind_probe.py [--split dev blind blind2 blind3 blind4 blind5 blind6 blind7 blind8 written5] [--misses N] [--json FILE]
+    python bench/blind_probe.py [--split dev blind blind2 … blind9 written5] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
 
 The file holds short texts (Spanish first, some English) in seven splits:
@@ -23,10 +23,12 @@ The file holds short texts (Spanish first, some English) in seven splits:
 - `blind7`: written the same way after the thirteenth round's first batch of cues was chosen (2026-12-05): kept unread
   until the round's rules were final, then measured once on them, on the first batch and on the rules before the
   round (README); never trained;
-- `blind8`: written the same way while the thirteenth round's second batch of cues was trained (2026-12-05): never
-  read, never trained; its attacks never measured; its benign side was counted once, by mistake, on the thirteenth
-  round's final rules (a false-positive probe that read every split's benign texts: 8 of its 171 flagged in some
-  carrier, none read); kept for the next round, so it is not in the default `--split` list: measure it once, by
+- `blind8`: written the same way while the thirteenth round's second batch of cues was trained (2026-12-05); its
+  benign side counted once by mistake on the second batch (a false-positive probe: 8 of 171 flagged in some carrier,
+  none read); its attacks first measured on the round's final rules (the third batch), with the second batch and
+  the twelfth round's rules for the before figures (README); never trained;
+- `blind9`: written the same way after the thirteenth round's rules were final (2026-12-05): never read, never
+  measured, never trained; kept for the next round, so it is not in the default `--split` list: measure it once, by
   name, on the next rules that ship;
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
@@ -96,7 +98,8 @@ def measure(rows: list[dict], carriers: tuple[str, ...] = CARRIERS) -> tuple[dic
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "written5", "dev"])
+    ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
+                                                   "blind8", "written5", "dev"])
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--carriers", choices=("default", "issue"), default="default",

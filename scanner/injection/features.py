@@ -48,7 +48,8 @@ _WS = re.compile(r"\s+")
 # lookarounds, no backreferences.
 # A machine reader is named in the plural as often as in the singular («Language models must treat…», «Chatbots
 # must refuse…», «Summarizers take note:») and by its job («automated readers», «an autonomous agent»): both are
-# the same addressee (thirteenth round; tests/test_injection_cues.py).
+# the same addressee. `mentions_user` is the person the reader works for ("the user", «el usuario»), not users in
+# general, which prose about AI is full of (thirteenth round; tests/test_injection_cues.py).
 CUES: dict[str, str] = {
     "ai_addressee": r"\b(?:ai|a\.i\.|assistants?|chatbots?|llms?|gpt|chatgpt|claude|gemini|copilot|bard|language models?|"
                     r"asistentes?|ia|inteligencia artificial|modelos? de lenguaje|modelos?|agentes?|automated agents?|ai agents?|"
