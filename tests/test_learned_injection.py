@@ -127,7 +127,7 @@ def test_shipped_model_was_trained_with_these_features():
     from scanner.training import sources as S
 
     header = M.load_model(str(S.LEXICON.parent / "model" / "injection-lr.bin")).header
-    assert header["inputs"].get(S.FEATURES_INPUT) == S.features_digest(), (
+    assert header["inputs"].get(S.FEATURES_INPUT) == F.definition_digest(), (
         "scanner/injection/features.py's cues or concepts changed since the model was trained: run "
         "`make train-injection-model`")
 

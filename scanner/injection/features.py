@@ -197,6 +197,8 @@ N_CONCEPT_FEATURES = _NC + _NC * _NC + _NC * _NC * _NC
 N_FEATURES = CONCEPT_BASE + N_CONCEPT_FEATURES
 # A concept gram's feature value, divided by the square root of the text's number of distinct concept grams.
 CONCEPT_VALUE = float(os.environ.get("CENTINELA_CONCEPT_VALUE", "1.0"))
+
+
 def definition_digest() -> str:
     """sha256 of what decides a text's features: the hash layout, the cue patterns and values, the concept tables.
     The model's header records it among its training inputs (scanner/training/sources.py), so a cue widened
@@ -207,7 +209,6 @@ def definition_digest() -> str:
     spec = {"hash_bits": HASH_BITS, "char_ngrams": list(CHAR_NGRAMS), "cues": CUES, "cue_value": CUE_VALUE,
             "concept_value": CONCEPT_VALUE, "concepts": C.definition()}
     return hashlib.sha256(json.dumps(spec, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
-
 
 
 _WIDE_WORD_OR_SPACE = re.compile(r"(?=[^\x00-\x7f])[\w\s]")

@@ -205,19 +205,15 @@ def input_name(path: Path) -> str:
     return str(path.relative_to(SHARED if SHARED in path.parents else REPO))
 
 
+# How the header names the feature definitions' digest (scanner.injection.features.definition_digest): a cue or
+# concept changed since training means the weights were learnt for other features (tests/test_learned_injection.py).
 FEATURES_INPUT = "scanner/injection/features.py (hash layout, cues, concept tables)"
-
-
-def features_digest() -> str:
-    """The feature definitions' digest: a cue or concept changed since training means the weights were learnt
-    for other features (tests/test_learned_injection.py compares it with the shipped model's header)."""
-    from scanner.injection.features import definition_digest
-
-    return definition_digest()
 
 
 def input_digests() -> dict[str, str]:
     """sha256 of every input file training reads (for the model card and the header)."""
+    from scanner.injection.features import definition_digest
+
     # The lexicon is an input too: a corpus entry teaches the windows its lexicon findings cover (train.py).
     files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", *written_files("es"), *written_files("en"),
              LEXICON]
@@ -225,7 +221,7 @@ def input_digests() -> dict[str, str]:
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
     out = {input_name(p): sha256(p) for p in files if p.is_file()}
-    out[FEATURES_INPUT] = features_digest()
+    out[FEATURES_INPUT] = definition_digest()
     dev = blind_dev_lines()     # only the split that trains: the other splits are measured, never read by training
     if dev:
         out[f"{(BLIND_DIR / 'dev.jsonl').relative_to(REPO)} ({len(dev)} lines)"] = hashlib.sha256("\n".join(dev).encode()).hexdigest()
