@@ -1,6 +1,6 @@
 """Recall and false positives of the injection rules on `corpus/blind/` (one file a split), per split, carrier and language.
 
-    python bench/blind_probe.py [--split dev blind blind2 … blind9 written5] [--misses N] [--json FILE]
+    python bench/blind_probe.py [--split dev blind blind2 … blind9 written5 written6] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
 
 The file holds short texts (Spanish first, some English) in seven splits:
@@ -32,6 +32,9 @@ The file holds short texts (Spanish first, some English) in seven splits:
   name, on the next rules that ship;
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
+- `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
+  (prose about AI written for people, attacks in the same genres); the candidate trained with them was not chosen, so
+  they never trained: measured once on the model before the round and on the one chosen (README);
 - `dev`: written the same way (and a few by the lexicon's author), then used to find what the lexicon missed; its
   figures show what was fitted, not how it generalises.
 
@@ -99,7 +102,7 @@ def measure(rows: list[dict], carriers: tuple[str, ...] = CARRIERS) -> tuple[dic
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-                                                   "blind8", "written5", "dev"])
+                                                   "blind8", "written5", "written6", "dev"])
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--carriers", choices=("default", "issue"), default="default",
