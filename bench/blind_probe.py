@@ -3,7 +3,7 @@
     python bench/blind_probe.py [--split dev blind blind2 … blind9 written5 written6] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
 
-The file holds short texts (Spanish first, some English) in seven splits:
+The folder holds short texts (Spanish first, some English), one file a split:
 
 - `blind`: written by someone with no access to the rules, the corpus or the other sets, and never read while
   writing rules nor used in training — the honest estimate of what the rules find in text nobody here tuned for
@@ -28,13 +28,13 @@ The file holds short texts (Spanish first, some English) in seven splits:
   none read); its attacks first measured on the round's final rules (the third batch), with the second batch and
   the twelfth round's rules for the before figures (README); never trained;
 - `blind9`: written the same way after the thirteenth round's rules were final (2026-12-05): never read, never
-  measured, never trained; kept for the next round, so it is not in the default `--split` list: measure it once, by
-  name, on the next rules that ship;
+  trained, measured once in the fourteenth round on the candidate it chose and on the shipped model (the candidate did
+  not ship; README); in the default `--split` list since;
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
-- `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
-  (prose about AI written for people, attacks in the same genres); the candidate trained with them was not chosen, so
-  they never trained: measured once on the model before the round and on the one chosen (README);
+- `written6`: 1,595 texts written the same way on 2026-12-05 as the fourteenth round's training text, two batches
+  (prose about AI written for people; attacks in the same genres): the candidates trained with them did not ship, so
+  they never trained the shipped model; measured on it once (README);
 - `dev`: written the same way (and a few by the lexicon's author), then used to find what the lexicon missed; its
   figures show what was fitted, not how it generalises.
 
@@ -102,7 +102,7 @@ def measure(rows: list[dict], carriers: tuple[str, ...] = CARRIERS) -> tuple[dic
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-                                                   "blind8", "written5", "written6", "dev"])
+                                                   "blind8", "blind9", "written5", "written6", "dev"])
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--carriers", choices=("default", "issue"), default="default",
