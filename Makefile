@@ -81,7 +81,7 @@ bench-injection: setup
 # splits in the six hidden carriers issue 13 names (white on white and a hidden PDF layer). Needs no extra.
 bench-blind: setup
 	$(BIN)/python bench/blind_probe.py
-	$(BIN)/python bench/blind_probe.py --split blind blind2 blind3 blind4 blind5 blind6 blind7 blind8 blind9 --carriers issue
+	$(BIN)/python bench/blind_probe.py --split blind blind2 blind3 blind4 blind5 blind6 blind7 blind8 blind9 blind10 --carriers issue
 
 bench-score: setup
 	$(BIN)/python bench/score_bench.py

@@ -28,16 +28,16 @@ The folder holds short texts (Spanish first, some English), one file a split:
   none read); its attacks first measured on the round's final rules (the third batch), with the second batch and
   the twelfth round's rules for the before figures (README); never trained;
 - `blind9`: written the same way after the thirteenth round's rules were final (2026-12-05): never read, never
-  trained, measured once in the fourteenth round on the candidate it chose and on the shipped model (the candidate did
-  not ship; README); in the default `--split` list since;
-- `blind10`: written the same way during the fourteenth round (2026-12-05), whose candidates did not ship: never read,
-  never measured, never trained; kept for the next round, so it is not in the default `--split` list: measure it
-  once, by name, on the next rules that ship;
+  trained, measured once in the fourteenth round on its first candidate and on the rules before the round (README);
+  in the default `--split` list since;
+- `blind10`: written the same way during the fourteenth round (2026-12-05): never read, never trained; measured once
+  on the round's shipped rules and on the rules before the round (README); in the default `--split` list since;
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
-- `written6`: 1,595 texts written the same way on 2026-12-05 as the fourteenth round's training text, two batches
-  (prose about AI written for people; attacks in the same genres): the candidates trained with them did not ship, so
-  they never trained the shipped model; measured on it once (README);
+- `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
+  (prose about AI written for people; attacks in the same genres): the candidate trained with them was not chosen, so
+  they never trained (the first batch trains the shipped model, `corpus/written/*-5.jsonl`); measured on the models
+  before and after the round (README);
 - `dev`: written the same way (and a few by the lexicon's author), then used to find what the lexicon missed; its
   figures show what was fitted, not how it generalises.
 
@@ -105,7 +105,8 @@ def measure(rows: list[dict], carriers: tuple[str, ...] = CARRIERS) -> tuple[dic
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-                                                   "blind8", "blind9", "written5", "written6", "dev"])
+                                                   "blind8", "blind9", "blind10", "written5", "written6",
+                                                   "dev"])
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--carriers", choices=("default", "issue"), default="default",
