@@ -1,6 +1,6 @@
 """Recall and false positives of the injection rules on `corpus/blind/` (one file a split), per split, carrier and language.
 
-    python bench/blind_probe.py [--split dev blind blind2 … blind10 written5 written6] [--misses N] [--json FILE]
+    python bench/blind_probe.py [--split dev blind blind2 … blind11 written5 written6] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
 
 The folder holds short texts (Spanish first, some English), one file a split:
@@ -32,6 +32,9 @@ The folder holds short texts (Spanish first, some English), one file a split:
   in the default `--split` list since;
 - `blind10`: written the same way during the fourteenth round (2026-12-05): never read, never trained; measured once
   on the round's shipped rules and on the rules before the round (README); in the default `--split` list since;
+- `blind11`: written the same way after the fourteenth round's rules were final (2026-12-05): never read, never
+  measured, never trained; kept for the next round, so it is not in the default `--split` list: measure it once, by
+  name, on the next rules that ship;
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
 - `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
