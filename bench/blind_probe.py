@@ -33,8 +33,8 @@ The folder holds short texts (Spanish first, some English), one file a split:
 - `blind10`: written the same way during the fourteenth round (2026-12-05): never read, never trained; measured once
   on the round's shipped rules and on the rules before the round (README); in the default `--split` list since;
 - `blind11`: written the same way after the fourteenth round's rules were final (2026-12-05): never read, never
-  measured, never trained; kept for the next round, so it is not in the default `--split` list: measure it once, by
-  name, on the next rules that ship;
+  measured, never trained; kept for the next round (`KEPT_UNREAD`), so it is not among the default splits: measure
+  it once, by name, on the next rules that ship;
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
 - `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
@@ -65,6 +65,20 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
+# Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind11`), then moved
+# out of this list, which makes them default splits like the others.
+KEPT_UNREAD = ("blind11",)
+
+
+def default_splits(blind_only: bool = False) -> list[str]:
+    """Every split file of corpus/blind/ but KEPT_UNREAD: the blind ones in number order, then `written…`, then `dev`."""
+    def order(name: str) -> tuple:
+        family = 0 if name.startswith("blind") else 1 if name.startswith("written") else 2
+        digits = name.lstrip("abcdefghijklmnopqrstuvwxyz")
+        return family, int(digits) if digits.isdigit() else 0, name
+
+    names = sorted((p.stem for p in BLIND.glob("*.jsonl") if p.stem not in KEPT_UNREAD), key=order)
+    return [n for n in names if n.startswith("blind")] if blind_only else names
 HIDDEN = ("comment", "css_hidden", "alt", "meta", "json_ld")
 CARRIERS = HIDDEN + ("visible",)
 # `--carriers issue`: the hidden carriers issue 13 names (comment, CSS-hidden, white on white, alt, JSON-LD, a hidden
@@ -107,9 +121,10 @@ def measure(rows: list[dict], carriers: tuple[str, ...] = CARRIERS) -> tuple[dic
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", nargs="*", default=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-                                                   "blind8", "blind9", "blind10", "written5", "written6",
-                                                   "dev"])
+    ap.add_argument("--split", nargs="*", default=None,
+                    help="splits to measure (default: every file of corpus/blind/ but those in KEPT_UNREAD)")
+    ap.add_argument("--blind-only", action="store_true",
+                    help="of the default splits, only the blind ones (`blind`, `blind2`, …: no written or dev split)")
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--carriers", choices=("default", "issue"), default="default",
@@ -120,6 +135,8 @@ def main() -> int:
     args = ap.parse_args()
     from scanner.training.sources import blind_rows, jsonl_rows, unwrap
 
+    if args.split is None:
+        args.split = default_splits(args.blind_only)
     source = args.texts or BLIND
     rows = jsonl_rows(source) if args.texts else blind_rows()
     if args.texts:
