@@ -1,6 +1,6 @@
 """Recall and false positives of the injection rules on `corpus/blind/` (one file a split), per split, carrier and language.
 
-    python bench/blind_probe.py [--split dev blind blind2 … blind11 written5 written6] [--misses N] [--json FILE]
+    python bench/blind_probe.py [--split dev blind blind2 … blind12 written5 written6] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
 
 The folder holds short texts (Spanish first, some English), one file a split:
@@ -35,6 +35,8 @@ The folder holds short texts (Spanish first, some English), one file a split:
 - `blind11`: written the same way after the fourteenth round's rules were final (2026-12-05): never read, never
   measured, never trained; kept for the next round (`KEPT_UNREAD`), so it is not among the default splits: measure
   it once, by name, on the next rules that ship;
+- `blind12`: written the same way during the fifteenth round, before any of its candidates was measured (2026-12-05):
+  never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
 - `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
@@ -67,7 +69,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind11`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD = ("blind11",)
+KEPT_UNREAD = ("blind11", "blind12")
 
 
 def default_splits(blind_only: bool = False) -> list[str]:
