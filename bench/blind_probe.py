@@ -1,6 +1,6 @@
 """Recall and false positives of the injection rules on `corpus/blind/` (one file a split), per split, carrier and language.
 
-    python bench/blind_probe.py [--split dev blind blind2 … blind12 written5 written6] [--misses N] [--json FILE]
+    python bench/blind_probe.py [--split dev blind blind2 … blind12 written5 written6 written7] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
 
 The folder holds short texts (Spanish first, some English), one file a split:
@@ -33,8 +33,8 @@ The folder holds short texts (Spanish first, some English), one file a split:
 - `blind10`: written the same way during the fourteenth round (2026-12-05): never read, never trained; measured once
   on the round's shipped rules and on the rules before the round (README); in the default `--split` list since;
 - `blind11`: written the same way after the fourteenth round's rules were final (2026-12-05): never read, never
-  measured, never trained; kept for the next round (`KEPT_UNREAD`), so it is not among the default splits: measure
-  it once, by name, on the next rules that ship;
+  trained; kept unread until the fifteenth round, then measured once on each of its candidates (two withdrawn) and
+  on the rules before the round (README); in the default `--split` list since;
 - `blind12`: written the same way during the fifteenth round, before any of its candidates was measured (2026-12-05):
   never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
@@ -43,6 +43,10 @@ The folder holds short texts (Spanish first, some English), one file a split:
   (prose about AI written for people; attacks in the same genres): the candidate trained with them was not chosen, so
   they never trained (the first batch trains the shipped model, `corpus/written/*-5.jsonl`); measured on the models
   before and after the round (README);
+- `written7`: 799 texts written the same way on 2026-12-05 as the fifteenth round's training text (procedures and
+  notices for people, pages where a person operates an AI tool, attacks hidden in those genres): the candidate
+  trained with them was not chosen, so they never trained; measured once on the models before and after the
+  round (README), then its false positives read;
 - `dev`: written the same way (and a few by the lexicon's author), then used to find what the lexicon missed; its
   figures show what was fitted, not how it generalises.
 
@@ -69,7 +73,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind11`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD = ("blind11", "blind12")
+KEPT_UNREAD = ("blind12",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:
