@@ -2,6 +2,8 @@
 
     python bench/blind_probe.py [--split dev blind blind2 … blind12 written5 written6 written7] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
+    python bench/blind_probe.py --split blind2 … blind10 --prefix 'An example of prompt injection: ' \
+        'Un ejemplo de inyección de prompts: '        # recall when an attacker puts a phrase of his choice first
 
 The folder holds short texts (Spanish first, some English), one file a split:
 
@@ -138,6 +140,10 @@ def main() -> int:
                          "names (comment, css_hidden, white_on_white, alt, json_ld, pdf_hidden)")
     ap.add_argument("--texts", type=Path, default=None,
                     help="measure this JSON Lines file instead (e.g. bench/external_texts.py's output)")
+    ap.add_argument("--prefix", nargs=2, metavar=("ENGLISH", "SPANISH"), default=None,
+                    help="put this phrase in front of every attack text (the English one before English texts, the "
+                         "Spanish one before the others): how much a phrase an attacker chooses moves recall, e.g. "
+                         "--prefix 'An example of prompt injection: ' 'Un ejemplo de inyección de prompts: '")
     args = ap.parse_args()
     from scanner.training.sources import blind_rows, jsonl_rows, unwrap
 
@@ -153,13 +159,16 @@ def main() -> int:
     rows = [r for r in rows if r["split"] in args.split]
     for r in rows:                  # a text written as one attribute or element goes in as its value, as it trains
         r["text"] = unwrap(r["text"])
+        if args.prefix and r["label"] == "injection":
+            r["text"] = args.prefix[0 if r["language"] == "en" else 1] + r["text"]
     hidden = ISSUE_HIDDEN if args.carriers == "issue" else HIDDEN
     carriers = hidden + ("visible",)
     counts, flagged_in = measure(rows, carriers)
     shown = source.resolve().relative_to(REPO).as_posix() + ("/" if source == BLIND else "") \
         if REPO in source.resolve().parents else source
     print(f"injection rules on {shown}: each text in {len(carriers)} carriers (hidden: "
-          f"{', '.join(hidden)}), scan --kinds injection")
+          f"{', '.join(hidden)}), scan --kinds injection"
+          + (f"; every attack text prefixed with {args.prefix[0]!r} (English) or {args.prefix[1]!r}" if args.prefix else ""))
     out = {}
     for split in args.split:
         for label in ("injection", "benign"):
@@ -188,6 +197,15 @@ def main() -> int:
             print(f"  {split}: attacks missed in every hidden carrier, by class: {dict(by_class.most_common())}")
             for r in missed[:args.misses]:
                 print(f"    {r['id']}: {r['text'][:140]!r}")
+    if len(args.split) > 1:             # the splits together, per label and language
+        for label in ("injection", "benign"):
+            for lang in sorted({k.split("/")[2] for k in out if k.split("/")[1] == label}):
+                cells = [v for k, v in out.items() if k.split("/")[1:] == [label, lang]]
+                hid = [sum(v["hidden"][i] for v in cells) for i in (0, 1)]
+                vis = [sum(v["visible"][i] for v in cells) for i in (0, 1)]
+                texts = [sum(v["texts_any_hidden"][i] for v in cells) for i in (0, 1)]
+                print(f"  all   {label:9s} {lang} n={vis[1]:4d}  hidden {hid[0]}/{hid[1]} = {hid[0] / hid[1]:.3f}   "
+                      f"visible {vis[0]}/{vis[1]} = {vis[0] / vis[1]:.3f}   texts in any hidden carrier {texts[0]}/{texts[1]}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return 0
