@@ -73,7 +73,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
-# Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind11`), then moved
+# Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind12`), then moved
 # out of this list, which makes them default splits like the others.
 KEPT_UNREAD = ("blind12",)
 
