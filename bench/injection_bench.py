@@ -36,7 +36,7 @@ from scanner.training import evaluate as E  # noqa: E402
 from scanner.training import sources as S  # noqa: E402
 from scanner.training import train as T  # noqa: E402
 
-HIDDEN_GROUPS = ("comment", "attribute", "meta", "json_ld")
+HIDDEN_GROUPS = ("comment", "attribute", "alt", "meta", "json_ld")
 
 
 def pct(a, b) -> str:

@@ -379,7 +379,7 @@ def test_the_cued_thresholds_stop_where_one_percent_of_the_written_benign_cued_w
     for i in range(10):                                           # the datasets' benign prompts, nothing cued
         rows.append(T.Row(plain_text, 0, 1.0, "benign-prompts")); scores.append(-5.0)
     written = list(np.linspace(-4.0, 3.0, 200))                   # written benign texts, every window cued
-    thresholds = {g: E.probability(6.0) for g in (*E.CUED_GROUPS, "default")}
+    thresholds = {g: E.probability(6.0) for g in (*E.CUED_GROUPS, "alt", "default")}
 
     def cued(with_written: bool) -> dict:
         r = rows + ([T.Row(cued_text, 0, 1.0, "es-written")] * len(written) if with_written else [])
@@ -404,3 +404,44 @@ def test_written_texts_are_read_round_by_round_in_numeric_order(tmp_path, monkey
     monkeypatch.setattr(S, "WRITTEN_DIR", tmp_path)
     assert [p.name for p in S.written_files("es")] == ["es-1.jsonl", "es-9.jsonl", "es-10.jsonl"]
     assert [p.name for p in S.written_files("en")] == ["en-2.jsonl"]
+
+
+def test_an_images_alt_text_is_its_own_group_read_like_a_comment():
+    """Sixteenth round: an `alt` is prose no one sees on the page, judged like a comment (training puts its plain,
+    cued and request thresholds at the comment's); title, aria-label, data-* and the other UI strings keep the
+    attribute group's; a meta tag's content keeps its own."""
+    from scanner.injection.learned import collect
+
+    page = ('<html><head><meta name="description" content="Aceros del Bajío"></head><body><p>Hola</p>'
+            '<img src="a.png" alt="Planta de Celaya" title="Vista aérea"><a href="/" aria-label="Inicio">x</a>'
+            '</body></html>').encode()
+    groups = {item.block.units[0].text: item.groups for item in collect(load_bytes(page, "p.html"), LEARNED.channels)
+              if item.groups[0] in ("alt", "attribute", "meta")}
+    assert groups == {"Aceros del Bajío": ("meta",), "Planta de Celaya": ("alt",), "Vista aérea": ("attribute",),
+                      "Inicio": ("attribute",)}
+    spec = LEARNED.spec
+    assert spec.thresholds["alt"] == spec.thresholds["comment"]
+    assert spec.cued_thresholds["alt"] == spec.cued_thresholds["comment"]
+    assert spec.request_thresholds["alt"] == spec.request_thresholds["comment"]
+
+
+def test_a_pack_without_alt_thresholds_judges_alt_like_the_other_attributes():
+    """A rule file written before `alt` had its own thresholds keeps judging an alt text as it did: by the
+    attribute group's plain, cued and request thresholds."""
+    from scanner.injection.learned import LearnedRule
+
+    rule, spec = LEARNED.rule, LEARNED.spec
+
+    def without_alt(levels: dict) -> dict:
+        return {g: t for g, t in levels.items() if g != "alt"}
+
+    old = spec.model_copy(update={"thresholds": without_alt(spec.thresholds),
+                                  "cued_thresholds": without_alt(spec.cued_thresholds),
+                                  "request_thresholds": without_alt(spec.request_thresholds)})
+    lr = LearnedRule(rule.model_copy(update={"match": rule.match.model_copy(update={"model": old})}), load=False)
+    assert "alt" not in lr.spec.thresholds
+    for level in (lr.threshold, lr.cued_lowest, lr.lowest):
+        assert level("alt") == level("attribute")
+    assert lr.threshold_of("alt", frozenset(lr.cued_by), request=True) == \
+        lr.threshold_of("attribute", frozenset(lr.cued_by), request=True)
+    assert LEARNED.threshold("alt") == LEARNED.threshold("comment")

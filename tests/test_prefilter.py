@@ -289,12 +289,13 @@ def _candidates_one_match_at_a_time(body: str) -> list[tuple[str, str]]:
             name = a.group(1).lower()
             if name in TEXT_ATTRIBUTES or name.startswith("data-") or name == "content":
                 value = a.group(2) if a.group(2) is not None else a.group(3) if a.group(3) is not None else a.group(4)
-                out.append(("meta" if tag == "meta" else "attribute", _html.unescape(value)))
+                group = "meta" if tag == "meta" else "alt" if name == "alt" else "attribute"
+                out.append((group, _html.unescape(value)))
     return out
 
 
 def _screen_attributes(body: str) -> list[tuple[str, str]]:
-    return [c for c in PREFILTER.model_screen.candidates(body, body, False) if c[0] in ("meta", "attribute")]
+    return [c for c in PREFILTER.model_screen.candidates(body, body, False) if c[0] in ("meta", "alt", "attribute")]
 
 
 @settings(max_examples=300, deadline=None)

@@ -33,7 +33,8 @@ from scanner.normalize import Normalized, normalize
 from scanner.units import Channel, Document
 
 GROUP_VECTOR = {
-    "comment": "html_comment", "css_hidden": "css_hidden", "attribute": "attribute_text", "meta": "attribute_text",
+    "comment": "html_comment", "css_hidden": "css_hidden", "attribute": "attribute_text", "alt": "attribute_text",
+    "meta": "attribute_text",
     "json_ld": "structured_data", "noscript": "noscript_text", "template": "template_text", "svg_text": "svg_text",
     "pdf_hidden": "pdf_hidden_text", "visible": "system_impersonation",
 }
@@ -59,7 +60,16 @@ class Item:
 
 
 def attribute_group(unit) -> str:
-    return "meta" if (unit.locator or "").startswith("meta@") else "attribute"
+    """`meta` (a meta tag's content), `alt` (an image's alternative text: a description, rarely an instruction for
+    people, calibrated on its own) or `attribute` (title, aria-label, placeholder, data-*…: UI strings)."""
+    locator = unit.locator or ""
+    if locator.startswith("meta@"):
+        return "meta"
+    return "alt" if locator.endswith("@alt") else "attribute"
+
+
+# A group a rule pack gives no threshold of its own takes this group's (a pack written before `alt` had its own).
+INHERITS = {"alt": "attribute"}
 
 
 def collect(doc: Document, channels) -> list[Item]:
@@ -201,6 +211,10 @@ class LearnedRule:
         self.cued_logit = {g: M.logit(t) for g, t in spec.cued_thresholds.items()}
         self.cued_by = frozenset(spec.cued_by)
         self.request_logit = {g: M.logit(t) for g, t in spec.request_thresholds.items()}
+        for levels in (self.logit, self.cued_logit, self.request_logit):
+            for group, parent in INHERITS.items():
+                if group not in levels and parent in levels:
+                    levels[group] = levels[parent]
         self.request: ReaderRequest | None = None
         if spec.request_by:
             from scanner.rulepack import RuleError

@@ -125,10 +125,11 @@ class ModelScreen:
         for tag, attrs in _TAG.findall(body):
             if "=" not in attrs:
                 continue
-            group = "meta" if tag.lower() == "meta" else "attribute"
+            meta = tag.lower() == "meta"
             for name, dq, sq, bare in _ATTR.findall(attrs):
                 name = name.lower()
                 if name in TEXT_ATTRIBUTES or name.startswith("data-") or name == "content":
+                    group = "meta" if meta else "alt" if name == "alt" else "attribute"
                     out.append((group, html.unescape(dq or sq or bare)))
         for m in _LD_BLOCK.finditer(body):
             strings: list[str] = []

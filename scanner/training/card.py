@@ -121,8 +121,10 @@ budgets, from out-of-fold scores: benign instruction-like texts (BIPIA's e-mails
 templates and families) may reach a hidden group's threshold at most 1 % of the time; then, starting from no
 training page flagged, the group that gains the most attack windows per page newly flagged is lowered, while the
 training pages flagged stay within 0.5 % (gated groups count only windows with a gate cue). Never below 0.5.
-A PDF's invisible text layer (`pdf_hidden`) and the fallbacks a browser does not render (`noscript`, `template`) take
-the comment's threshold; SVG text (chart labels, icon captions) the default, the stricter of comment and attribute.
+A PDF's invisible text layer (`pdf_hidden`), the fallbacks a browser does not render (`noscript`, `template`) and an
+image's alt text (`alt`: its plain, cued and request thresholds) take the comment's; the other attributes (`attribute`:
+title, aria-label, placeholder, data-*: UI strings) are calibrated on their own; SVG text (chart labels, icon captions)
+takes the default, the stricter of comment and attribute.
 Override them in a rule pack with `model-thresholds.yaml`.
 
 | group | threshold |

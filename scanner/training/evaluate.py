@@ -17,7 +17,7 @@ from scanner.training import carriers as K
 from scanner.training import sources as S
 from scanner.training import train as T
 
-HIDDEN_GROUPS = ("comment", "attribute", "meta", "json_ld", "noscript", "template", "svg_text")
+HIDDEN_GROUPS = ("comment", "attribute", "alt", "meta", "json_ld", "noscript", "template", "svg_text")
 THRESHOLD_MARGIN = 0.25          # logits above the out-of-fold score of the benign page a threshold stops at
 MIN_THRESHOLD = 0.5
 
@@ -197,6 +197,12 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
     # never-trained attack texts in either, model alone 118 -> 137 of 144; benign texts 0 -> 2 of 274; the 545 benign
     # and real pages: no page newly flagged. SVG text (chart labels, icon captions: UI strings) keeps the default.
     out["noscript"] = out["template"] = out["comment"]
+    # An image's alt text is prose no one sees on the page (a description, for a screen reader or a missing image):
+    # the training pages' alt texts never came near any threshold out of fold, so nothing there calibrates it, and
+    # the benign instruction-like texts alone put it far lower than the hard negatives bear. It is read like a
+    # comment (it took the other attributes' threshold, set by UI strings — title, aria-label, data-* — until the
+    # sixteenth round; see model/MODEL_CARD.md).
+    out["alt"] = out["comment"]
     for g in HIDDEN_GROUPS:
         out.setdefault(g, out["default"])
     if verbose:
@@ -288,6 +294,7 @@ def choose_cued_thresholds(material: T.Material, scores: np.ndarray, thresholds:
 
     _spend_budget(CUED_GROUPS, levels, allowed, budget, gain)
     out = {g: probability(level(g, allowed[g])) for g in CUED_GROUPS}
+    out["alt"] = out["comment"]                 # read like a comment (choose_thresholds)
     if verbose:
         print(f"cued thresholds: budget {budget} more pages; pages allowed over each group {allowed}; cued benign "
               f"instruction-like floor {M.sigmoid(prompt_floor):.4f} ({len(prompts)} of {n_prompts} texts), written "
@@ -355,6 +362,7 @@ def choose_request_thresholds(material: T.Material, scores: np.ndarray, threshol
     pages_best = max((v for p, v in page_best.items() if p not in flagged0), default=-np.inf)
     level = max(pages_best + THRESHOLD_MARGIN, benign_best + THRESHOLD_MARGIN, M.logit(MIN_REQUEST_THRESHOLD))
     out = {g: probability(min(level, cued_l[g], plain[g])) for g in REQUEST_GROUPS}
+    out["alt"] = out["comment"]                 # read like a comment (choose_thresholds)
     if verbose:
         gained = sum(1 for s, eff in pos if level <= s < eff)
         print(f"request thresholds: {n_benign_requests} benign windows hold a request (best out of fold: page "

@@ -35,7 +35,7 @@ from scanner.injection import features as F
 from scanner.training import sources as S
 from scanner.training import train as T
 
-HIDDEN = ("comment", "attribute", "meta", "json_ld", "css_hidden")
+HIDDEN = ("comment", "attribute", "alt", "meta", "json_ld", "css_hidden")
 WEAK = ("bipia", "purplellama-spanish", "spikee", "purplellama-english", "llm-guard")
 
 
