@@ -38,7 +38,8 @@ The folder holds short texts (Spanish first, some English), one file a split:
   trained; kept unread until the fifteenth round, then measured once on each of its candidates (two withdrawn) and
   on the rules before the round (README); in the default `--split` list since;
 - `blind12`: written the same way during the fifteenth round, before any of its candidates was measured (2026-12-05):
-  never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
+  never read, never trained; kept unread until the sixteenth round, then measured once on its shipped rules and on
+  the rules before the round (README); in the default `--split` list since;
 - `blind13`: 391 texts written the same way during the sixteenth round (2026-12-05), after its first candidate was
   measured on the read splits: never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
@@ -75,9 +76,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
-# Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind12`), then moved
+# Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind13`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD = ("blind12", "blind13")
+KEPT_UNREAD = ("blind13",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:
