@@ -177,6 +177,33 @@ CUES: dict[str, str] = {
                  r"sistema|robot|inteligencia)\b|\b(?:que|quien|quienes) (?:lea|lean|procese|procesen|resuma|"
                  r"resuman|analice|analicen|rastree|indexe) (?:esta|este|estas|estos)\b|\b(?:robot|programa|"
                  r"sistema) (?:lector|que (?:lee|resume|procesa))\b",
+    # The reader's processing of this very page, named without naming the reader: how a summary, an answer or a
+    # citation of it must go («when summarizing this page…», «any summary of this article…», «summaries must state…»,
+    # «in every answer about…», «al citar esta página…», «cualquier resumen de esta nota…», «los resúmenes deben
+    # omitir…»), or the reader named by that job («whoever summarizes this», «resumidores», «motor de respuestas»).
+    # Seventeenth round: 46 of the 308 attack texts of the read splits that held no cue hold this one, 1 of their
+    # 1,742 benign texts without a cue, 4 of 128,646 paragraphs of the 545 benign and real pages.
+    "processes_page": r"\b(?:whoever|anyone|any (?:tool|system|program|engine|model|bot)s?) (?:that |who )?(?:summari[sz]\w*|"
+                      r"index\w*|crawl\w*|scrap\w*)\b|\b(?:any|every|each|all|the|your) (?:summar(?:y|ies)|answers?|"
+                      r"repl(?:y|ies)|responses?|citations?|overviews?)\b[^.\n]{0,40}\b(?:this|these) (?:page|article|site|"
+                      r"website|document|listing|review|post)s?\b|\b(?:when|while|upon|before|after|if you are) "
+                      r"(?:summari[sz]\w*|citing|quoting|indexing|ranking|comparing|describing|answering)\b[^.\n]{0,40}"
+                      r"\b(?:this|these) (?:page|article|site|website|document|listing|review|post|company|brand|"
+                      r"product)s?\b|\b(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?) (?:must|should|shall) "
+                      r"(?:\w+ ){0,2}(?:state|say|mention|include|cite|describe|present|recommend|begin|start|end|close|"
+                      r"omit|exclude|list|call|rate|rank)\b|\b(?:in|for) (?:every|each|all|any) (?:answers?|"
+                      r"repl(?:y|ies)|responses?|summar(?:y|ies)) (?:about|on|regarding|that|you)\b|"
+                      r"\b(?:resumidor(?:es)?|motor(?:es)? de respuestas|sistemas? (?:de resumen|que le(?:e|en) esto))\b|"
+                      r"\b(?:quien|quienes|cualquiera que) (?:resuma|resuman|indexe|indexen|rastree|rastreen)\b|"
+                      r"\b(?:cualquier|todo|toda|todos|todas|cada|el|la|los|las|tu|tus) (?:resumen(?:es)?|respuestas?|"
+                      r"citas?|sintesis)\b[^.\n]{0,40}\b(?:esta|este|estas|estos) (?:pagina|articulo|sitio|documento|"
+                      r"nota|resena|publicacion)s?\b|\b(?:al|cuando|si|antes de|mientras) (?:resumir|citar|indexar|"
+                      r"resumas|cites|indexes|compares|describas|recomiendes)\b[^.\n]{0,40}\b(?:esta|este|estas|estos) "
+                      r"(?:pagina|articulo|sitio|documento|texto|nota|resena|publicacion|marca|empresa)s?\b|"
+                      r"\b(?:el|los|la|las) (?:resumen(?:es)?|respuestas?) (?:debe|deben|debera|deberan|tiene que|"
+                      r"tienen que) (?:\w+ ){0,2}(?:decir|mencionar|incluir|citar|presentar|recomendar|comenzar|empezar|"
+                      r"terminar|omitir|excluir|destacar|calificar)\b|\b(?:en|para) (?:cada|toda|todas las|cualquier) "
+                      r"(?:respuestas?|resumen(?:es)?) (?:sobre|acerca|que|de)\b",
     # fake turns of a conversation, in many template syntaxes
     "fake_turn": r"<\|?(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|eot_id)\|?>|"
                  r"\[/?(?:system|user|assistant|inst|sys)\]|<start_of_turn>|<end_of_turn>|###\s*(?:human|assistant|"
@@ -187,10 +214,14 @@ CUES: dict[str, str] = {
 for _drop in os.environ.get("CENTINELA_DROP_CUES", "").split(","):   # experiments only
     CUES.pop(_drop, None)
 CUE_NAMES = tuple(CUES)
+# Cues a rule may gate on that are not features of the model: the model's columns and the features' digest are
+# those of FEATURE_CUES alone, so adding one needs no retraining.
+GATE_ONLY_CUES = frozenset({"processes_page"})
+FEATURE_CUES = tuple(c for c in CUE_NAMES if c not in GATE_ONLY_CUES)
 # A cue's feature value. Larger than an n-gram's (at most 1) so that, under the same L2 penalty, the model can
 # lean on the cues — which transfer across attack families — more than on any dataset's wording.
 CUE_VALUE = 4.0
-CONCEPT_BASE = N_BUCKETS + len(CUE_NAMES)
+CONCEPT_BASE = N_BUCKETS + len(FEATURE_CUES)
 _NC = C.N_CONCEPTS
 # concept unigrams, unordered pairs and unordered triples, indexed directly (no hashing: no collisions)
 N_CONCEPT_FEATURES = _NC + _NC * _NC + _NC * _NC * _NC
@@ -206,7 +237,8 @@ def definition_digest() -> str:
     import hashlib
     import json
 
-    spec = {"hash_bits": HASH_BITS, "char_ngrams": list(CHAR_NGRAMS), "cues": CUES, "cue_value": CUE_VALUE,
+    spec = {"hash_bits": HASH_BITS, "char_ngrams": list(CHAR_NGRAMS), "cues": {c: CUES[c] for c in FEATURE_CUES},
+            "cue_value": CUE_VALUE,
             "concept_value": CONCEPT_VALUE, "concepts": C.definition()}
     return hashlib.sha256(json.dumps(spec, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
@@ -392,9 +424,9 @@ def featurize(prepared: list[str]) -> Batch:
     values = scale[rows]
     cue_rows, cue_cols = [], []
     for i, found in enumerate(cues_of(prepared)):
-        for name in sorted(found):
+        for name in sorted(found - GATE_ONLY_CUES):
             cue_rows.append(i)
-            cue_cols.append(N_BUCKETS + CUE_NAMES.index(name))
+            cue_cols.append(N_BUCKETS + FEATURE_CUES.index(name))
     c_rows, c_cols, c_vals = concept_features(prepared)
     rows_all = np.concatenate((rows, np.asarray(cue_rows, dtype=np.int64), c_rows))
     cols_all = np.concatenate((buckets, np.asarray(cue_cols, dtype=np.int64), c_cols))

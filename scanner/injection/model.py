@@ -74,7 +74,7 @@ def dump_model(weights: np.ndarray, bias: float, header: dict) -> bytes:
     q = np.round(weights / scale * 32767.0).astype("<i2")      # 16-bit fixed point: exact and portable
     head = dict(header)
     head.update({"bias": float(bias), "scale": scale, "n_features": F.N_FEATURES, "hash_bits": F.HASH_BITS,
-                 "char_ngrams": list(F.CHAR_NGRAMS), "cues": list(F.CUE_NAMES), "window": WINDOW,
+                 "char_ngrams": list(F.CHAR_NGRAMS), "cues": list(F.FEATURE_CUES), "window": WINDOW,
                  "concepts": list(F.C.CONCEPTS),
                  "stride": STRIDE})
     text = json.dumps(head, sort_keys=True, ensure_ascii=False).encode("utf-8")
@@ -91,7 +91,7 @@ def parse_model(data: bytes, path: str = "") -> Model:
         raw = zlib.decompress(data[i + 4 + n:])
     except (ValueError, zlib.error, UnicodeDecodeError) as exc:
         raise ModelError(f"{path}: damaged model file: {exc}") from None
-    if (header.get("n_features") != F.N_FEATURES or header.get("cues") != list(F.CUE_NAMES)
+    if (header.get("n_features") != F.N_FEATURES or header.get("cues") != list(F.FEATURE_CUES)
             or header.get("char_ngrams") != list(F.CHAR_NGRAMS) or header.get("concepts") != list(F.C.CONCEPTS)):
         raise ModelError(f"{path}: trained with other features than this version computes: retrain it "
                          "(make train-injection-model)")

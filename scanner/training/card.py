@@ -84,8 +84,9 @@ README section "Hidden prompt injection" and come from `make bench-injection`.
   "Model families" below.
 - Features (`scanner/injection/features.py`): character 3–5-grams and word 1–2-grams of the normalised text
   (lower case, accents, NFKC, zero-width and look-alike letters folded), hashed into 2^{F.HASH_BITS} buckets with
-  a fixed polynomial hash, counts divided by the square root of the number of n-grams; plus {len(F.CUE_NAMES)}
-  named structural cues: {", ".join(F.CUE_NAMES)}; plus bilingual concept grams
+  a fixed polynomial hash, counts divided by the square root of the number of n-grams; plus {len(F.FEATURE_CUES)}
+  named structural cues: {", ".join(F.FEATURE_CUES)} (and {len(F.GATE_ONLY_CUES)} cue(s) that only open a rule's gate,
+  not features: {", ".join(sorted(F.GATE_ONLY_CUES))}); plus bilingual concept grams
   (`scanner/injection/concepts.py`: {F.C.N_CONCEPTS} concepts such as IGNORE, PREVIOUS, INSTRUCTIONS, AI, SECRET, REVEAL,
   each a hand-written list of English, Spanish and a few Portuguese/French/German/Italian words and stems; their
   unigrams and unordered pairs and triples within a few words), so what is learnt from English attacks weighs
