@@ -136,8 +136,8 @@ Override them in a rule pack with `model-thresholds.yaml`.
 
 In a hidden group, a window holding one of the rule's `cued_by` cues (an AI addressee or notice, a reader that is a
 machine, earlier instructions, an override, role-play, chat tokens or fake turns, prompt leaking, a jailbreak
-persona, a claim to present as confirmed, secrecy, a hijacked task, output or reply control, exfiltration) meets
-the lower cued threshold. Chosen from the same out-of-fold scores: starting at the plain threshold, a group's cued
+persona, a claim to present as confirmed, secrecy, a hijacked task, output or reply control, exfiltration, how a
+summary or citation of this page must go) meets the lower cued threshold. Chosen from the same out-of-fold scores: starting at the plain threshold, a group's cued
 threshold goes down one benign training page at a time while the pages newly flagged stay within 0.25 % of the
 training pages and the benign instruction-like windows newly flagged (all hold such a cue) within 0.5 % of all
 of them, on top of the 1 % the plain thresholds allow. Never below 0.2. Override them in a rule pack with `cued.<group>` in `model-thresholds.yaml` (a pack
