@@ -181,8 +181,9 @@ CUES: dict[str, str] = {
     # citation of it must go («when summarizing this page…», «any summary of this article…», «summaries must state…»,
     # «in every answer about…», «al citar esta página…», «cualquier resumen de esta nota…», «los resúmenes deben
     # omitir…»), or the reader named by that job («whoever summarizes this», «resumidores», «motor de respuestas»).
-    # Seventeenth round: 46 of the 308 attack texts of the read splits that held no cue hold this one, 1 of their
-    # 1,742 benign texts without a cue, 4 of 128,646 paragraphs of the 545 benign and real pages.
+    # Seventeenth round, this pattern on the read splits of corpus/blind/: 140 of 3,699 attack texts (36 of the 323
+    # that held no other cue), 6 of 3,678 benign texts (none of the 1,846 without another cue), none of the 128,646
+    # paragraphs of the 545 benign and real pages. A gate cue only (GATE_ONLY_CUES), not a model feature.
     "processes_page": r"\b(?:whoever|anyone|any (?:tool|system|program|engine|model|bot)s?) (?:that |who )?(?:summari[sz]\w*|"
                       r"index\w*|crawl\w*|scrap\w*)\b|\b(?:any|every|each|all|the|your) (?:summar(?:y|ies)|answers?|"
                       r"repl(?:y|ies)|responses?|citations?|overviews?)\b[^.\n]{0,40}\b(?:this|these) (?:page|article|site|"

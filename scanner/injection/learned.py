@@ -61,7 +61,8 @@ class Item:
 
 def attribute_group(unit) -> str:
     """`meta` (a meta tag's content), `alt` (an image's alternative text: a description, rarely an instruction for
-    people, calibrated on its own) or `attribute` (title, aria-label, placeholder, data-*…: UI strings)."""
+    people; training gives it the comment's thresholds) or `attribute` (title, aria-label, placeholder, data-*…: UI
+    strings, with thresholds of their own)."""
     locator = unit.locator or ""
     if locator.startswith("meta@"):
         return "meta"
