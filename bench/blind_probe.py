@@ -52,6 +52,8 @@ The folder holds short texts (Spanish first, some English), one file a split:
 - `blind16`: 387 texts written the same way by two helpers after the nineteenth round's rules were final (2026-12-05):
   never read, never trained; kept unread until the twentieth round, then measured once on its shipped rules and on
   the rules before the round (README); in the default `--split` list since;
+- `blind17`: 396 texts written the same way by two helpers after the twentieth round's rules were final (2026-12-05):
+  never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
 - `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
@@ -88,7 +90,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind17`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ()
+KEPT_UNREAD: tuple[str, ...] = ("blind17",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:

@@ -320,7 +320,7 @@ def test_threshold_probabilities_stay_strictly_between_0_and_1():
 
 
 def test_the_blind_split_never_trains():
-    """corpus/blind/'s `blind`, `blind2` … `blind16`, `written5`, `written6` and `written7` splits are the estimates
+    """corpus/blind/'s `blind`, `blind2` … `blind17`, `written5`, `written6` and `written7` splits are the estimates
     (bench/blind_probe.py): none of their texts may reach the trainer, from that file or from another one that happens
     to hold the same text (compared as the trainer reads a text: unwrapped, whitespace collapsed, case folded)."""
     from scanner.training import sources as S
@@ -330,7 +330,7 @@ def test_the_blind_split_never_trains():
 
     blind = S.blind_rows()
     measured = ("blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10",
-                "blind11", "blind12", "blind13", "blind14", "blind15", "blind16", "written5", "written6", "written7")
+                "blind11", "blind12", "blind13", "blind14", "blind15", "blind16", "blind17", "written5", "written6", "written7")
     assert {r["split"] for r in blind} == {"dev", "blind", *measured}
     for p in S.blind_files():                   # a row's split is its file's: dev.jsonl holds all that trains
         assert {r["split"] for r in S.jsonl_rows(p)} == {p.stem}, p.name

@@ -131,7 +131,7 @@ def blind_rows() -> list[dict]:
 
 
 def blind_dev_lines() -> list[str]:
-    """The lines of `corpus/blind/` that train: its `dev` split (the `blind`, `blind2` … `blind16`, `written5`,
+    """The lines of `corpus/blind/` that train: its `dev` split (the `blind`, `blind2` … `blind17`, `written5`,
     `written6` and `written7` splits never do)."""
     return [line for line in jsonl_lines(BLIND_DIR / "dev.jsonl") if json.loads(line).get("split") == "dev"]
 
