@@ -5,7 +5,9 @@
     python bench/blind_probe.py --split blind2 … blind10 --prefix 'An example of prompt injection: ' \
         'Un ejemplo de inyección de prompts: '        # recall when an attacker puts a phrase of his choice first
 
-The folder holds short texts (Spanish first, some English), one file a split:
+The folder holds short texts (Spanish first, some English), one file a split. Since the twenty-first round the older
+splits — `blind` … `blind10`, `written5`, `written6` (`scanner.training.sources.TRAINING_SPLITS`) — train, like `dev`:
+their figures show what was fitted. `blind11` … `blind17` and `written7` never train (a test checks it):
 
 - `blind`: written by someone with no access to the rules, the corpus or the other sets, and never read while
   writing rules nor used in training — the honest estimate of what the rules find in text nobody here tuned for
@@ -71,8 +73,7 @@ Every text is put into the page of `scanner/training/carriers.py` (the bench's c
 comment, a `display:none` div, an image's alt, a meta description, a JSON-LD description (the five hidden ones) and
 a visible paragraph — and the pages are scanned
 with `--kinds injection` exactly as the CLI does (lexicon rules and the learned rule, prefilter on). A page counts
-as flagged when any injection finding is reported on it. Nothing here trains anything; the texts stay in the corpus
-folder and never reach `scanner.training`.
+as flagged when any injection finding is reported on it. Nothing here trains anything.
 """
 
 from __future__ import annotations

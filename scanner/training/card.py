@@ -109,11 +109,12 @@ Plus the slot-filled Spanish and English texts of `scanner/training/templates.py
 families — output manipulation, task hijack, claims, prompt leaking, jailbreak personas, fake turns — and hard
 negatives: instructions for people, benign requests that use the attack vocabulary), four in five of the latter,
 and the texts written to train — Spanish (source `es-written`: `corpus/written/es-*.jsonl`, one file a writing round,
-and the `dev` split, `corpus/blind/dev.jsonl`) and English (source `en-written`: `corpus/written/en-*.jsonl`), attacks and
-benign hidden texts written blind to the rules by AI helpers; the benign ones weigh as hard negatives; a text that
+the `dev` split, `corpus/blind/dev.jsonl`, and the Spanish of the splits `blind`, `blind2` … `blind10`, `written5`,
+`written6` of `corpus/blind/`) and English (source `en-written`: `corpus/written/en-*.jsonl` and the English of those
+splits), attacks and benign hidden texts written blind to the rules by AI helpers; the benign ones weigh as hard negatives; a text that
 is one attribute or one `<meta>`/`<span>` element trains as its value, which is what the scanner reads). Never trained on: one page in five of `benign-pages` and of `realdata/html` (by a digest of the
-name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and the `blind`, `blind2`,
-`blind3`, `blind4`, `blind5` and `written5` splits of `corpus/blind/` (`make bench-blind` measures on them).
+name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and the `blind11` … `blind17` and
+`written7` splits of `corpus/blind/` (`make bench-blind` measures on them).
 
 ## Thresholds (probability a window must reach, by channel group)
 

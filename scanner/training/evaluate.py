@@ -76,7 +76,10 @@ def oof_scores(material: T.Material, k: int = 5, seed: int = T.SEED, fitter=None
 PAGE_BUDGET = 0.0075            # at most this fraction of the training pages over a threshold, out of fold (3 of 442;
                                 # 2 left the visible threshold at 0.99997 once Spanish texts trained; a margin
                                 # under the 1 % bar for pages never trained on)
-PROMPT_BUDGET = 0.01            # at most this fraction of benign instruction-like texts over a hidden threshold
+PROMPT_BUDGET = 0.005           # at most this fraction of benign instruction-like texts over a hidden threshold
+                                # (0.01 until the twenty-first round: once the older blind splits trained, the model
+                                # scored benign prose lower and 1 % let the CSS-hidden threshold down to 0.91; NotInject
+                                # then 2.95 %, over its 2 % bar; at 0.5 % it is 0.98 and NotInject 1.77 %)
 PROMPT_SOURCES = ("bipia-emails", "templates", "benign-extra", "benign-prompts")
 CALIBRATED = ("comment", "attribute", "meta", "json_ld", "css_hidden", "visible")
 
@@ -218,9 +221,12 @@ CUED_PROMPT_BUDGET = 0.005      # benign instruction-like texts they may flag on
 # es-written, en-written) hold cues far more often than the datasets' prompts; out of fold, the cued thresholds may
 # flag at most this fraction of their windows that hold a cue (issue 13's bar for benign instruction-like text is
 # 1 %; counted against all their windows, the floor let the cued thresholds down to 0.93 and the blind splits'
-# benign texts were flagged two to three times as often as with the previous model).
+# benign texts were flagged two to three times as often as with the previous model). 1 % until the twenty-first
+# round; with the older blind splits training, 1 % of their 3,512 cued benign windows let the cued thresholds down to
+# 0.85 (NotInject 2.95 %); at 0.25 % they stay at 0.98 and the never-trained blind splits' benign texts are flagged
+# half as often as before the round (README).
 WRITTEN_SOURCES = ("es-written", "en-written")
-CUED_WRITTEN_BUDGET = 0.01
+CUED_WRITTEN_BUDGET = 0.0025
 MIN_CUED_THRESHOLD = 0.2
 
 

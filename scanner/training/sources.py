@@ -24,7 +24,14 @@ REALDATA = SHARED / "realdata"
 CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
 LEXICON = BUILTIN_RULES / "injection" / "lexicon.yaml"   # a training input: corpus windows follow its findings
-BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl trains; the others (blind, blind2, …) never do
+BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl and TRAINING_SPLITS train; the others never do
+# The splits of corpus/blind/ that train beside `dev` (twenty-first round): the older blind splits, each measured
+# once and read since, and the two batches written to train whose candidates were not chosen (written5, written6).
+# Texts written blind by helpers are the material closest to what issue 13 is judged on; once read they no longer
+# estimate anything, so they teach. The later splits (blind11 …, written7) and every split kept unread never train:
+# bench/blind_probe.py measures on them.
+TRAINING_SPLITS = ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10",
+                   "written5", "written6")
 WRITTEN_DIR = CORPUS / "written"               # attacks and benign hidden texts written to train: es-N.jsonl, en-N.jsonl
 
 ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",
@@ -131,9 +138,20 @@ def blind_rows() -> list[dict]:
 
 
 def blind_dev_lines() -> list[str]:
-    """The lines of `corpus/blind/` that train: its `dev` split (the `blind`, `blind2` … `blind17`, `written5`,
-    `written6` and `written7` splits never do)."""
+    """The lines of `corpus/blind/`'s `dev` split, which trains with the Spanish (`es-written`)."""
     return [line for line in jsonl_lines(BLIND_DIR / "dev.jsonl") if json.loads(line).get("split") == "dev"]
+
+
+def blind_training_lines(language: str) -> list[str]:
+    """The lines of `corpus/blind/`'s TRAINING_SPLITS in `language` ("es": every language but English), split by
+    split in TRAINING_SPLITS' order. The `blind11` … `blind17` and `written7` splits never train."""
+    out = []
+    for split in TRAINING_SPLITS:
+        for line in jsonl_lines(BLIND_DIR / f"{split}.jsonl"):
+            english = json.loads(line).get("language") == "en"
+            if english == (language == "en"):
+                out.append(line)
+    return out
 
 
 _ATTRIBUTE_ONLY = re.compile(r'\s*(?:alt|title|aria-label|content|placeholder)\s*=\s*"([^"]*)"\s*')
@@ -164,13 +182,13 @@ def written_files(language: str) -> list[Path]:
 
 
 def written_texts() -> list[Text]:
-    """Texts written for training: Spanish (source `es-written`: `corpus/written/es-*.jsonl` and the `dev` split
-    of `corpus/blind/`, read while the lexicon was widened on 2026-12-04) and English (source `en-written`:
-    `corpus/written/en-*.jsonl`). The other splits of `corpus/blind/` never train: `bench/blind_probe.py` measures
-    on them."""
+    """Texts written for training: Spanish (source `es-written`: `corpus/written/es-*.jsonl`, the `dev` split of
+    `corpus/blind/`, read while the lexicon was widened on 2026-12-04, and the Spanish of its TRAINING_SPLITS) and
+    English (source `en-written`: `corpus/written/en-*.jsonl` and the English of TRAINING_SPLITS). The other splits
+    of `corpus/blind/` never train: `bench/blind_probe.py` measures on them."""
     out = []
-    es = [line for p in written_files("es") for line in jsonl_lines(p)]
-    en = [line for p in written_files("en") for line in jsonl_lines(p)]
+    es = [line for p in written_files("es") for line in jsonl_lines(p)] + blind_training_lines("es")
+    en = [line for p in written_files("en") for line in jsonl_lines(p)] + blind_training_lines("en")
     for source, lines in (("es-written", es + blind_dev_lines()), ("en-written", en)):
         for line in lines:
             r = json.loads(line)
@@ -216,7 +234,7 @@ def input_digests() -> dict[str, str]:
 
     # The lexicon is an input too: a corpus entry teaches the windows its lexicon findings cover (train.py).
     files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", *written_files("es"), *written_files("en"),
-             LEXICON]
+             *(BLIND_DIR / f"{split}.jsonl" for split in TRAINING_SPLITS), LEXICON]
     inj = REALDATA / "injection"
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
