@@ -1,6 +1,6 @@
 """Recall and false positives of the injection rules on `corpus/blind/` (one file a split), per split, carrier and language.
 
-    python bench/blind_probe.py [--split dev blind blind2 … blind16 written5 written6 written7] [--misses N] [--json FILE]
+    python bench/blind_probe.py [--split dev blind blind2 … blind17 written5 written6 written7] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
     python bench/blind_probe.py --split blind2 … blind10 --prefix 'An example of prompt injection: ' \
         'Un ejemplo de inyección de prompts: '        # recall when an attacker puts a phrase of his choice first
@@ -55,7 +55,8 @@ their figures show what was fitted. `blind11` … `blind17` and `written7` never
   never read, never trained; kept unread until the twentieth round, then measured once on its shipped rules and on
   the rules before the round (README); in the default `--split` list since;
 - `blind17`: 396 texts written the same way by two helpers after the twentieth round's rules were final (2026-12-05):
-  never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
+  never read, never trained; kept unread until the twenty-first round, then measured once on its shipped rules and on
+  the rules before the round (README); in the default `--split` list since;
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
 - `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
@@ -89,9 +90,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
-# Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind17`), then moved
+# Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind17",)
+KEPT_UNREAD: tuple[str, ...] = ()
 
 
 def default_splits(blind_only: bool = False) -> list[str]:
