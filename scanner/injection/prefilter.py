@@ -66,8 +66,11 @@ def relax(pattern: str) -> str:
             continue
         i += 1
     relaxed = "".join(out).replace("*+", "*").replace("++", "+").replace("?+", "?")
-    # A clause-start anchor before a word implies a word boundary there: keep that much of it.
-    return re.sub(r"^\(\?:\^\|(?:\\n|\[[^\]]*\])\)(?:\\s\*|\[\^\\S\\n\]\*)", lambda m: "\\b", relaxed)
+    # A clause-start anchor before a word implies a word boundary there: keep that much of it. Before anything else
+    # (`@assistant …`: no word boundary at the start of a text) it is dropped, which only widens the match.
+    return re.sub(r"^\(\?:\^\|(?:\\n|\[[^\]]*\])\)(?:\\s\*|\[\^\\S\\n\]\*)",
+                  lambda m: "\\b" if relaxed[m.end():m.end() + 1].isalnum() or relaxed[m.end():m.end() + 1] in "(\\"
+                  else "", relaxed)
 
 
 def _skip_group(pattern: str, i: int) -> int:
