@@ -144,7 +144,7 @@ def blind_dev_lines() -> list[str]:
 
 def blind_training_lines(language: str) -> list[str]:
     """The lines of `corpus/blind/`'s TRAINING_SPLITS in `language` ("es": every language but English), split by
-    split in TRAINING_SPLITS' order. The `blind11` … `blind17` and `written7` splits never train."""
+    split in TRAINING_SPLITS' order. The `blind11` … `blind18` and `written7` splits never train."""
     out = []
     for split in TRAINING_SPLITS:
         for line in jsonl_lines(BLIND_DIR / f"{split}.jsonl"):
