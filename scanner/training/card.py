@@ -113,8 +113,8 @@ the `dev` split, `corpus/blind/dev.jsonl`, and the Spanish of the splits `blind`
 `written6` of `corpus/blind/`) and English (source `en-written`: `corpus/written/en-*.jsonl` and the English of those
 splits), attacks and benign hidden texts written blind to the rules by AI helpers; the benign ones weigh as hard negatives; a text that
 is one attribute or one `<meta>`/`<span>` element trains as its value, which is what the scanner reads). Never trained on: one page in five of `benign-pages` and of `realdata/html` (by a digest of the
-name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and the `blind11` … `blind17` and
-`written7` splits of `corpus/blind/` (`make bench-blind` measures on them).
+name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and `blind11` and every later split
+and `written7` of `corpus/blind/` (`make bench-blind` measures on them).
 
 ## Thresholds (probability a window must reach, by channel group)
 
