@@ -142,18 +142,6 @@ def blind_dev_lines() -> list[str]:
     return [line for line in jsonl_lines(BLIND_DIR / "dev.jsonl") if json.loads(line).get("split") == "dev"]
 
 
-def blind_training_lines(language: str) -> list[str]:
-    """The lines of `corpus/blind/`'s TRAINING_SPLITS in `language` ("es": every language but English), split by
-    split in TRAINING_SPLITS' order. The `blind11` … `blind18` and `written7` splits never train."""
-    out = []
-    for split in TRAINING_SPLITS:
-        for line in jsonl_lines(BLIND_DIR / f"{split}.jsonl"):
-            english = json.loads(line).get("language") == "en"
-            if english == (language == "en"):
-                out.append(line)
-    return out
-
-
 _ATTRIBUTE_ONLY = re.compile(r'\s*(?:alt|title|aria-label|content|placeholder)\s*=\s*"([^"]*)"\s*')
 _META_ONLY = re.compile(r'\s*<meta\b[^<>]*?\bcontent\s*=\s*"([^"]*)"[^<>]*>\s*', re.I)
 _SPAN_ONLY = re.compile(r'\s*<span\b[^<>]*>([^<>]*)</span>\s*', re.I)
@@ -186,15 +174,14 @@ def written_texts() -> list[Text]:
     `corpus/blind/`, read while the lexicon was widened on 2026-12-04, and the Spanish of its TRAINING_SPLITS) and
     English (source `en-written`: `corpus/written/en-*.jsonl` and the English of TRAINING_SPLITS). The other splits
     of `corpus/blind/` never train: `bench/blind_probe.py` measures on them."""
-    out = []
-    es = [line for p in written_files("es") for line in jsonl_lines(p)] + blind_training_lines("es")
-    en = [line for p in written_files("en") for line in jsonl_lines(p)] + blind_training_lines("en")
-    for source, lines in (("es-written", es + blind_dev_lines()), ("en-written", en)):
-        for line in lines:
-            r = json.loads(line)
-            out.append(Text(unwrap(r["text"]), int(r["label"] == "injection"), source, r.get("language", "es"),
-                            r["id"]))
-    return out
+    es = [r for p in written_files("es") for r in jsonl_rows(p)]
+    en = [r for p in written_files("en") for r in jsonl_rows(p)]
+    for split in TRAINING_SPLITS:               # `blind11` … and `written7` never train
+        for r in jsonl_rows(BLIND_DIR / f"{split}.jsonl"):
+            (en if r.get("language") == "en" else es).append(r)
+    es += [json.loads(line) for line in blind_dev_lines()]
+    return [Text(unwrap(r["text"]), int(r["label"] == "injection"), source, r.get("language", "es"), r["id"])
+            for source, rows in (("es-written", es), ("en-written", en)) for r in rows]
 
 
 def benign_pages() -> list[Path]:
