@@ -1,13 +1,14 @@
 """Recall and false positives of the injection rules on `corpus/blind/` (one file a split), per split, carrier and language.
 
-    python bench/blind_probe.py [--split dev blind blind2 … blind17 written5 written6 written7] [--misses N] [--json FILE]
+    python bench/blind_probe.py [--split dev blind blind2 … blind17 written5 … written8] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
     python bench/blind_probe.py --split blind2 … blind10 --prefix 'An example of prompt injection: ' \
         'Un ejemplo de inyección de prompts: '        # recall when an attacker puts a phrase of his choice first
 
-The folder holds short texts (Spanish first, some English), one file a split. Since the twenty-first round the older
-splits — `blind` … `blind10`, `written5`, `written6` (`scanner.training.sources.TRAINING_SPLITS`) — train, like `dev`:
-their figures show what was fitted. `blind11` … `blind18` and `written7` never train (a test checks it):
+The folder holds short texts (Spanish first, some English), one file a split. The older splits train, like `dev`
+(`scanner.training.sources.TRAINING_SPLITS`): `blind` … `blind10`, `written5` and `written6` since the twenty-first
+round, `blind11` … `blind14` and `written7` since the twenty-second; their figures show what was fitted. `blind15` …
+`blind18` and `written8` never train (a test checks it):
 
 - `blind`: written by someone with no access to the rules, the corpus or the other sets, and never read while
   writing rules nor used in training — the honest estimate of what the rules find in text nobody here tuned for
@@ -38,16 +39,18 @@ their figures show what was fitted. `blind11` … `blind18` and `written7` never
   on the round's shipped rules and on the rules before the round (README); in the default `--split` list since;
 - `blind11`: written the same way after the fourteenth round's rules were final (2026-12-05): never read, never
   trained; kept unread until the fifteenth round, then measured once on each of its candidates (two withdrawn) and
-  on the rules before the round (README); in the default `--split` list since;
+  on the rules before the round (README); in the default `--split` list since; trains since the twenty-second round;
 - `blind12`: written the same way during the fifteenth round, before any of its candidates was measured (2026-12-05):
   never read, never trained; kept unread until the sixteenth round, then measured once on its shipped rules and on
-  the rules before the round (README); in the default `--split` list since;
+  the rules before the round (README); in the default `--split` list since; trains since the twenty-second round;
 - `blind13`: 391 texts written the same way during the sixteenth round (2026-12-05), after its first candidate was
   measured on the read splits: never read, never trained; kept unread until the seventeenth round, then measured once
-  on its shipped rules and on the rules before the round (README); in the default `--split` list since;
+  on its shipped rules and on the rules before the round (README); in the default `--split` list since; trains since
+  the twenty-second round;
 - `blind14`: 394 texts written the same way by two helpers after the seventeenth round's rules were final
   (2026-12-05): never read, never trained; kept unread until the eighteenth round, then measured once on its shipped
-  rules and on the rules before the round (README); in the default `--split` list since;
+  rules and on the rules before the round (README); in the default `--split` list since; trains since the
+  twenty-second round;
 - `blind15`: 389 texts written the same way by two helpers after the eighteenth round's rules were final (2026-12-05):
   never read, never trained; kept unread until the nineteenth round, then measured once on its shipped rules and on
   the rules before the round (README); in the default `--split` list since;
@@ -68,7 +71,12 @@ their figures show what was fitted. `blind11` … `blind18` and `written7` never
 - `written7`: 799 texts written the same way on 2026-12-05 as the fifteenth round's training text (procedures and
   notices for people, pages where a person operates an AI tool, attacks hidden in those genres): the candidate
   trained with them was not chosen, so they never trained; measured once on the models before and after the
-  round (README), then its false positives read;
+  round (README), then its false positives read; trains since the twenty-second round;
+- `written8`: 800 texts written the same way by two helpers on 2026-12-05 at the start of the twenty-second round, in
+  written7's genres (procedures and notices for people, AI tools operated by people, attacks hidden in those genres;
+  280 benign and 120 attacks a language), to measure what written7 measured once written7 trains: never trained,
+  measured on every candidate of the round (four rows glimpsed while checking the file's format; no miss or false
+  positive read);
 - `dev`: written the same way (and a few by the lexicon's author), then used to find what the lexicon missed; its
   figures show what was fitted, not how it generalises.
 

@@ -62,7 +62,14 @@ def write_bench_section(path: Path, body: str) -> None:
 
 def write_card(path: Path, header: dict, thresholds: dict, cv: dict, size: int, digest: str,
                cued: dict | None = None, request: dict | None = None) -> None:
+    from scanner.training.train import WRITTEN_ATTACK_SCALE
+
     inputs = "\n".join(f"| `{name}` | `{h}` |" for name, h in header["inputs"].items())
+    scales = sorted(set(WRITTEN_ATTACK_SCALE.values()))
+    written_scale = " / ".join(f"{s:g}" for s in scales)
+    from scanner.training.sources import TRAINING_SPLITS
+
+    trained_splits = ", ".join(f"`{name}`" for name in TRAINING_SPLITS)
     th = "\n".join(f"| {g} | {t} |" for g, t in thresholds.items())
     cued_rows = "\n".join(f"| {g} | {thresholds.get(g, thresholds['default'])} | {t} |" for g, t in (cued or {}).items())
     request_rows = "\n".join(f"| {g} | {thresholds.get(g, thresholds['default'])} | {(cued or {}).get(g, '—')} | {t} |"
@@ -96,8 +103,8 @@ README section "Hidden prompt injection" and come from `make bench-injection`.
 - Training windows: {header['rows']} ({header['positives']} injection). Every attack source weighs the same in
   total ({header['source_weight']} windows' worth each, times {header['positive_weight']} for positives), so no
   source's style becomes the model's idea of an attack — except the texts written for this task (`es-written`,
-  `en-written`: a page's hidden text aimed at a research agent), whose attacks weigh twice that
-  (`WRITTEN_ATTACK_SCALE` in `scanner/training/train.py`).
+  `en-written`: a page's hidden text aimed at a research agent), whose attacks weigh {written_scale} times
+  that (`WRITTEN_ATTACK_SCALE` in `scanner/training/train.py`).
 
 ## Training data and their sha256
 
@@ -109,12 +116,11 @@ Plus the slot-filled Spanish and English texts of `scanner/training/templates.py
 families — output manipulation, task hijack, claims, prompt leaking, jailbreak personas, fake turns — and hard
 negatives: instructions for people, benign requests that use the attack vocabulary), four in five of the latter,
 and the texts written to train — Spanish (source `es-written`: `corpus/written/es-*.jsonl`, one file a writing round,
-the `dev` split, `corpus/blind/dev.jsonl`, and the Spanish of the splits `blind`, `blind2` … `blind10`, `written5`,
-`written6` of `corpus/blind/`) and English (source `en-written`: `corpus/written/en-*.jsonl` and the English of those
+the `dev` split, `corpus/blind/dev.jsonl`, and the Spanish of the splits {trained_splits} of `corpus/blind/`) and English (source `en-written`: `corpus/written/en-*.jsonl` and the English of those
 splits), attacks and benign hidden texts written blind to the rules by AI helpers; the benign ones weigh as hard negatives; a text that
 is one attribute or one `<meta>`/`<span>` element trains as its value, which is what the scanner reads). Never trained on: one page in five of `benign-pages` and of `realdata/html` (by a digest of the
-name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and `blind11` and every later split
-and `written7` of `corpus/blind/` (`make bench-blind` measures on them).
+name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py` and every other split of
+`corpus/blind/` (`make bench-blind` measures on them).
 
 ## Thresholds (probability a window must reach, by channel group)
 

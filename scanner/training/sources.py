@@ -25,13 +25,14 @@ CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
 LEXICON = BUILTIN_RULES / "injection" / "lexicon.yaml"   # a training input: corpus windows follow its findings
 BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl and TRAINING_SPLITS train; the others never do
-# The splits of corpus/blind/ that train beside `dev` (twenty-first round): the older blind splits, each measured
-# once and read since, and the two batches written to train whose candidates were not chosen (written5, written6).
-# Texts written blind by helpers are the material closest to what issue 13 is judged on; once read they no longer
-# estimate anything, so they teach. The later splits (blind11 …, written7) and every split kept unread never train:
-# bench/blind_probe.py measures on them.
+# The splits of corpus/blind/ that train beside `dev`: the older blind splits, each measured once and read since,
+# and the batches written to train whose candidates were not chosen (written5, written6, written7): `blind` …
+# `blind10`, written5 and written6 since the twenty-first round, `blind11` … `blind14` and written7 since the
+# twenty-second. Texts written blind by helpers are the material closest to what issue 13 is judged on; once read
+# they no longer estimate anything, so they teach. The later splits (blind15 …, written8) and every split kept
+# unread never train: bench/blind_probe.py measures on them.
 TRAINING_SPLITS = ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10",
-                   "written5", "written6")
+                   "blind11", "blind12", "blind13", "blind14", "written5", "written6", "written7")
 WRITTEN_DIR = CORPUS / "written"               # attacks and benign hidden texts written to train: es-N.jsonl, en-N.jsonl
 
 ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",
@@ -176,7 +177,7 @@ def written_texts() -> list[Text]:
     of `corpus/blind/` never train: `bench/blind_probe.py` measures on them."""
     es = [r for p in written_files("es") for r in jsonl_rows(p)]
     en = [r for p in written_files("en") for r in jsonl_rows(p)]
-    for split in TRAINING_SPLITS:               # `blind11` … and `written7` never train
+    for split in TRAINING_SPLITS:               # `blind15` … and `written8` never train
         for r in jsonl_rows(BLIND_DIR / f"{split}.jsonl"):
             (en if r.get("language") == "en" else es).append(r)
     es += [json.loads(line) for line in blind_dev_lines()]

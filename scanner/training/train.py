@@ -170,9 +170,13 @@ CORPUS_NEGATIVE_WEIGHT = 10.0  # the corpus's hard negatives (prose quoting atta
 HARD_NEGATIVE_WEIGHT = 5.0     # the hard negatives of `families.py`: instructions for people, benign requests that use
                                # the attack vocabulary (as much as a template's hard negative)
 HARD_NEGATIVE_SOURCES = ("benign-extra", "benign-prompts", "es-written", "en-written")
-WRITTEN_ATTACK_SCALE = {"es-written": 2.0, "en-written": 2.0}   # the texts written for this detector's task (a
-                               # page's hidden text aimed at a research agent) weigh twice a dataset's share: at 1.0
-                               # (C 0.1) the blind split read Spanish hidden 0.61, English 0.78; at 2.0, 0.65 and 0.79
+WRITTEN_ATTACK_SCALE = {"es-written": 8.0, "en-written": 8.0}   # the texts written for this detector's task (a
+                               # page's hidden text aimed at a research agent) weigh eight times a dataset's share. At
+                               # 1.0 (C 0.1) the blind split read Spanish hidden 0.61, English 0.78; at 2.0, 0.65 and
+                               # 0.79 (ninth round). Each written benign text weighs HARD_NEGATIVE_WEIGHT, so the benign
+                               # side grew with every split that joined the training while the attacks' share stayed:
+                               # twenty-second round, on the never-trained splits blind15-17 + written8, score 4,537 at
+                               # 2.0, 4,664 at 4, 4,687 at 6, 4,701 at 8, 4,686 at 12, 4,678 at 16 (docs)
 
 
 def attack_rows(texts) -> list[Row]:
