@@ -76,8 +76,8 @@ bench-injection: setup
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 	$(BIN)/python bench/injection_bench.py
 
-# The injection rules on corpus/blind/ (texts written blind to the rules, one file a split; dev, blind … blind10,
-# written5 and written6 train, the others never;
+# The injection rules on corpus/blind/ (texts written blind to the rules, one file a split; dev and
+# scanner.training.sources.TRAINING_SPLITS train, the others never;
 # a split kept for the next rules that ship, bench/blind_probe.py's KEPT_UNREAD, is left out): recall and false positives
 # in six carriers, per language; then the blind splits in the six hidden carriers issue 13 names (white on white and a
 # hidden PDF layer). Needs no extra.

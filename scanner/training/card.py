@@ -7,6 +7,8 @@ from pathlib import Path
 from scanner.atomic import atomic_write_text
 from scanner.injection import features as F
 from scanner.injection import model as M
+from scanner.training.sources import TRAINING_SPLITS
+from scanner.training.train import WRITTEN_ATTACK_SCALE
 
 # Measured by `python -m scanner.training.loso --fitter lr svm sgd` (2026-12-01, 2 shared cores): each fold trains
 # without the source, on the same rows and features; recall of the held-out source's texts (best window) at the
@@ -62,13 +64,10 @@ def write_bench_section(path: Path, body: str) -> None:
 
 def write_card(path: Path, header: dict, thresholds: dict, cv: dict, size: int, digest: str,
                cued: dict | None = None, request: dict | None = None) -> None:
-    from scanner.training.train import WRITTEN_ATTACK_SCALE
-
     inputs = "\n".join(f"| `{name}` | `{h}` |" for name, h in header["inputs"].items())
-    scales = sorted(set(WRITTEN_ATTACK_SCALE.values()))
-    written_scale = " / ".join(f"{s:g}" for s in scales)
-    from scanner.training.sources import TRAINING_SPLITS
-
+    scales = set(WRITTEN_ATTACK_SCALE.values())
+    written_scale = (f"{scales.pop():g}" if len(scales) == 1 else
+                     ", ".join(f"{v:g} ({source})" for source, v in WRITTEN_ATTACK_SCALE.items()))
     trained_splits = ", ".join(f"`{name}`" for name in TRAINING_SPLITS)
     th = "\n".join(f"| {g} | {t} |" for g, t in thresholds.items())
     cued_rows = "\n".join(f"| {g} | {thresholds.get(g, thresholds['default'])} | {t} |" for g, t in (cued or {}).items())
