@@ -34,8 +34,8 @@ def pytest_configure(config):
     # worktree sharing a virtualenv, the editable install's finder maps `scanner` to the other checkout.
     os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(
         os.pathsep) if p and p != str(REPO)])
-    # One temporary folder for the run's bytecode, cache and config, made by the process pytest started (the
-    # xdist workers inherit it) and removed when that process ends.
+    # One temporary folder for the run's cache and config, made by the process pytest started (the xdist workers
+    # inherit it) and removed when that process ends.
     run_tmp = os.environ.get("CENTINELA_TEST_TMP")
     if not run_tmp or not os.path.isdir(run_tmp):
         import atexit
@@ -43,19 +43,12 @@ def pytest_configure(config):
 
         run_tmp = os.environ["CENTINELA_TEST_TMP"] = tempfile.mkdtemp(prefix="centinela-test-")
         atexit.register(shutil.rmtree, run_tmp, True)
-    # Bytecode for the run, in one temporary folder, never in the tree: where PYTHONDONTWRITEBYTECODE=1 is set
-    # (this machine's environment and CI's), every `python -m scanner` a test starts compiled the package from
-    # source again, about 0.3 s of CPU each. The subprocesses the tests start inherit the setting; they only read
-    # and write that folder.
-    # Not the test processes themselves: under a cache prefix Python reads no bytecode beside the sources, so each
-    # of them compiled every module of the standard library and the virtualenv it imported (pytest, hypothesis,
-    # spaCy, Presidio, pdfminer...: about 6 s of CPU per worker, both at once, against the bytecode pip wrote at
-    # install), to save compiling this package once (0.5 s). They read the installed bytecode and write none; the
-    # xdist controller sets nothing, so its workers start the same way and set it for their own subprocesses.
-    xdist_controller = bool(getattr(config.option, "numprocesses", None)) and not os.environ.get("PYTEST_XDIST_WORKER")
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX") and not xdist_controller:
-        del os.environ["PYTHONDONTWRITEBYTECODE"]
-        os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(run_tmp, "pyc")
+    # Bytecode: `make setup` writes it for every module the commands and the test processes import, beside the
+    # sources (scripts/write_bytecode.py), so where PYTHONDONTWRITEBYTECODE=1 is set (this machine's environment
+    # and CI's) neither the test processes nor the `python -m scanner` they start compile spaCy, Presidio or this
+    # package from source (they did: about 6 s of CPU per test worker, and a cache prefix for the subprocesses
+    # that compiled everything once more into it). Nothing is set here; a module edited since setup is compiled
+    # in memory by each process that imports it, as Python does.
 
     os.environ["CENTINELA_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=run_tmp)
     # No fingerprint key from the user's environment or ~/.config: tests that want one set it themselves.
@@ -158,23 +151,44 @@ def load_real_pdf(path: Path):
     return result
 
 
+_SESSION_DIR: Path | None = None     # the session's folder shared by its test workers (one process: its own)
+
+
+def shared_dir() -> Path | None:
+    """The folder every test process of this session shares (under pytest-xdist, beside the workers' own
+    temporary folders, pytest-N/), set once the session's first test is set up."""
+    return _SESSION_DIR
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _xdist_shared_dir(request, tmp_path_factory):
-    """Under pytest-xdist, the folder beside the workers' own temporary folders (pytest-N/), shared by them."""
-    global _SHARED_DIR
+    """Under pytest-xdist, the folder beside the workers' own temporary folders (pytest-N/), shared by them; and
+    the adapter exercises started in the background (tests/exercises.py) by the first process to get here."""
+    global _SHARED_DIR, _SESSION_DIR
+    base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        _SHARED_DIR = tmp_path_factory.getbasetemp().parent / "real-pdfs"
+        _SHARED_DIR = base.parent / "real-pdfs"
         _SHARED_DIR.mkdir(exist_ok=True)
+        _SESSION_DIR = base.parent / "session"
+    else:
+        _SESSION_DIR = base / "session"
+    _SESSION_DIR.mkdir(exist_ok=True)
+    import exercises
+
+    runner = exercises.launch(request.session, _SESSION_DIR)
     yield
+    exercises.finish(runner)
 
 
 def pytest_collection_modifyitems(config, items):
     """Tests marked `slow` (a minute or more on a loaded machine) run first, the heaviest first (`slow(weight)`,
     default 1), then the rest in their order: under pytest-xdist a long test that starts last is alone at the
-    end of the run. The adapter modules (test_real_clients, test_node_clients) are marked `slow(3)`: their first
-    test runs the module's exercises together, and at the head of the run the module is never split between
-    workers (pytest-xdist's work stealing takes tests from the end of a queue)."""
+    end of the run. The adapter modules (test_real_clients, test_node_clients: marked `background_exercises`)
+    run last: what they judge runs in the background from the session's start (tests/exercises.py), so by
+    then their tests only read it."""
     def weight(item) -> float:
+        if item.get_closest_marker("background_exercises"):
+            return 1
         marker = item.get_closest_marker("slow")
         return -(marker.args[0] if marker.args else 1) if marker else 0
 

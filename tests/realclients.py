@@ -63,6 +63,15 @@ class Replay:
         self.stop()
 
 
+class ReplayLog:
+    """A finished `Replay`'s log, read from its file: what an exercise run by tests/exercises.py hands back."""
+
+    def __init__(self, log_path):
+        self.log_path = Path(log_path)
+
+    log = Replay.log
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
@@ -262,17 +271,9 @@ def concurrently(fn, args, workers: int = 10) -> list:
 
 def exercise_together(request, key, run, tmp_path_factory, workers: int = 4, alone=lambda k: False) -> dict:
     """For a module-scoped fixture (`request`): `run(k, folder)` for the key `k = key(item)` of every test of
-    the module selected in this session (None: a test that needs none), a few at a time in threads, all
-    finished before the first test reads its result; a run that raised raises in its own test
-    (`futures[k].result()`).
-
-    The exercises are mostly waiting (retry-after and jitter, the breaker, a held request, a server starting):
-    one after another, the adapter tests spent about two thirds of their time with nothing to do. Each still
-    has its own server, folder and adapter, judged on its own; `workers` at a time keeps the machine far from
-    the load their jitter checks were tuned to withstand (the adapters' comments). A key for which `alone(k)`
-    holds runs after the others, by itself: an exercise whose verdict rests on timing precision (an adapter
-    without jitter must show lockstep retries; three exercises beside it in the same process once spread them
-    enough to pass, on an idle machine, 2026-12-05)."""
+    the module selected in this session (None: a test that needs none), `run_batch`'s way, in this process;
+    a run that raised raises in its own test (`futures[k].result()`). tests/exercises.py runs them in the
+    background instead, wherever the session started with the module's tests selected."""
     import pytest
 
     from scanner import netlock
@@ -285,11 +286,35 @@ def exercise_together(request, key, run, tmp_path_factory, workers: int = 4, alo
                 keys.append(k)
     previous = netlock.set_loopback(True)       # the tests' `loopback`, for the whole batch
     try:
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            futures = {k: pool.submit(run, k, tmp_path_factory.mktemp("exercise")) for k in keys if not alone(k)}
-            concurrent.futures.wait(futures.values())
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:          # one at a time, in order
-            futures |= {k: pool.submit(run, k, tmp_path_factory.mktemp("exercise")) for k in keys if alone(k)}
+        return run_batch(keys, run, lambda i: tmp_path_factory.mktemp("exercise"), workers, alone)
     finally:
         netlock.set_loopback(previous)
+
+
+def run_batch(keys, run, folder_for, workers: int = 4, alone=lambda k: False, on_done=None) -> dict:
+    """{k: the future of `run(k, folder_for(i))`} for the i-th key `k` of `keys`, a few at a time in threads,
+    all finished on return; `on_done(k, future)` as each ends.
+
+    The exercises are mostly waiting (retry-after and jitter, the breaker, a held request, a server starting):
+    one after another, the adapter tests spent about two thirds of their time with nothing to do. Each still
+    has its own server, folder and adapter, judged on its own; `workers` at a time keeps the machine far from
+    the load their jitter checks were tuned to withstand (the adapters' comments). A key for which `alone(k)`
+    holds runs after the others, by itself: an exercise whose verdict rests on timing precision (an adapter
+    without jitter must show lockstep retries; three exercises beside it in the same process once spread them
+    enough to pass, on an idle machine, 2026-12-05)."""
+    futures: dict = {}
+
+    def submit(pool, i, k):
+        futures[k] = future = pool.submit(run, k, folder_for(i))
+        if on_done is not None:
+            future.add_done_callback(lambda f, k=k: on_done(k, f))
+
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        for i, k in enumerate(keys):
+            if not alone(k):
+                submit(pool, i, k)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:          # one at a time, in order
+        for i, k in enumerate(keys):
+            if alone(k):
+                submit(pool, i, k)
     return futures

@@ -12,17 +12,27 @@ from pathlib import Path
 
 import pytest
 
+import exercises
 from realclients import Replay, exercise_together
 from test_real_clients import PARTIAL_URLS, judge, statuses
 from scanner.score.verify_run import format_text
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
 NODE = shutil.which("node")
-# First in the run (tests/conftest.py): the module's first test runs every exercise (the `exercised` fixture), so
-# the module must stay on one test worker, and pytest-xdist only ever takes tests from the end of a worker's queue.
-pytestmark = [pytest.mark.slow(3), pytest.mark.skipif(
-    NODE is None or not (NODE_DIR / "node_modules" / "p-retry").is_dir() or not (NODE_DIR / "node_modules" / "opossum").is_dir(),
-    reason="node, or the packages of tests/node (make setup runs npm ci there), not installed")]
+SKIP_REASON = ("node, or the packages of tests/node (make setup runs npm ci there), not installed"
+               if NODE is None or not (NODE_DIR / "node_modules" / "p-retry").is_dir()
+               or not (NODE_DIR / "node_modules" / "opossum").is_dir() else None)
+# Last in the run (tests/conftest.py): the exercises run in the background from the session's start
+# (tests/exercises.py) and are long done by then.
+pytestmark = [pytest.mark.background_exercises, pytest.mark.skipif(SKIP_REASON is not None, reason=str(SKIP_REASON))]
+REPETITIONS = range(5)
+BAD_MODES = [
+    ("nojitter", "retry_after", "no jitter: 10 calls retried at attempt 2 after "),
+    ("nobreaker", "breaker", " opened the breaker (5 consecutive failures "),
+    ("noabort", "timeout", "the client never aborted it"),
+]
+# Every exercise of the module, as tests/exercises.py runs them: ("good", repetition) or the bad mode.
+EXERCISES = [("good", r) for r in REPETITIONS] + [mode for mode, _, _ in BAD_MODES]
 
 
 def run_phase(replay: Replay, tmp_path: Path, phase: str, mode: str) -> list[dict]:
@@ -72,15 +82,38 @@ def key(item):
     return params["mode"] if "mode" in params else ("good", params["repetition"])
 
 
+def run_exercise(k, folder):
+    return exercise(folder, "good" if isinstance(k, tuple) else k)
+
+
+def alone(k) -> bool:
+    return k == "nojitter"
+
+
+def key_id(k) -> str:
+    return f"good-{k[1]}" if isinstance(k, tuple) else k
+
+
+def encode(k, value):
+    return value             # verify-run's result: JSON already
+
+
+def decode(k, data):
+    return data
+
+
 @pytest.fixture(scope="module")
 def exercised(request, tmp_path_factory):
-    """Every exercise the module's selected tests read, run a few at a time (realclients.exercise_together):
-    each with its own server, folder and node processes, as when each test ran its own in turn."""
-    return exercise_together(request, key, lambda k, folder: exercise(folder, "good" if isinstance(k, tuple) else k),
-                             tmp_path_factory, alone=lambda k: k == "nojitter")
+    """Every exercise the module's selected tests read: from the background runner (tests/exercises.py), else
+    run here a few at a time (realclients.exercise_together); each with its own server, folder and node
+    processes, as when each test ran its own in turn."""
+    from conftest import shared_dir
+
+    return exercises.exercised(request, key, shared_dir(),
+                               lambda: exercise_together(request, key, run_exercise, tmp_path_factory, alone=alone))
 
 
-@pytest.mark.parametrize("repetition", range(5))
+@pytest.mark.parametrize("repetition", REPETITIONS)
 def test_good_node_adapter_passes_every_check(exercised, repetition):
     result = exercised[("good", repetition)].result()
     assert result["ok"], format_text(result)
@@ -89,11 +122,7 @@ def test_good_node_adapter_passes_every_check(exercised, repetition):
     assert result["providers"]["tavily"]["calls_not_sent"] >= 1
 
 
-@pytest.mark.parametrize("mode, check, reason", [
-    ("nojitter", "retry_after", "no jitter: 10 calls retried at attempt 2 after "),
-    ("nobreaker", "breaker", " opened the breaker (5 consecutive failures "),
-    ("noabort", "timeout", "the client never aborted it"),
-])
+@pytest.mark.parametrize("mode, check, reason", BAD_MODES)
 def test_each_bad_node_adapter_fails_the_check_meant_for_it(exercised, mode, check, reason):
     result = exercised[mode].result()
     failed = {b["name"]: b for b in result["behaviour"]["checks"] if b["status"] == "fail"}

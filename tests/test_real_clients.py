@@ -15,18 +15,19 @@ import json
 import pytest
 
 from conftest import EXAMPLE_TREE
+import exercises
 from realclients import (
-    DishonestPartial, IgnoresRetryAfter, NoAbort, NoBackoff, NoBreaker, NoJitter, Replay, TavilyAdapter, concurrently,
-    exercise_together,
+    DishonestPartial, IgnoresRetryAfter, NoAbort, NoBackoff, NoBreaker, NoJitter, Replay, ReplayLog, TavilyAdapter,
+    concurrently, exercise_together,
 )
 from scanner.score.verify_run import format_text, verify_run
 
 Q1 = "registro sanitario COFEPRIS Laboratorios Sierra Madre"
 PARTIAL_URLS = json.loads((EXAMPLE_TREE / "tavily/extract/gs-005-partial.json").read_text())["request"]["body"]["urls"]
 BEHAVIOUR = ("retry_after", "breaker", "timeout", "partial", "error_classes")
-# First in the run (tests/conftest.py): the module's first test runs every exercise (the `exercised` fixture), so
-# the module must stay on one test worker, and pytest-xdist only ever takes tests from the end of a worker's queue.
-pytestmark = pytest.mark.slow(3)
+# Last in the run (tests/conftest.py): the exercises run in the background from the session's start
+# (tests/exercises.py) and are long done by then.
+pytestmark = pytest.mark.background_exercises
 
 
 def exercise(adapter_class, tmp_path, **options):
@@ -85,14 +86,42 @@ def run_exercise(k, folder):
     return exercise(TavilyAdapter if kind == "good" else what, folder)
 
 
+def alone(k) -> bool:
+    return k == ("bad", NoJitter)
+
+
+def key_id(k) -> str:
+    return f"{k[0]}-{k[1]}" if k[0] == "good" else f"{k[0]}-{k[1].__name__}"
+
+
+def encode(k, value):
+    """An exercise's outcome as JSON: verify-run's result, or a scenario's (replay, records) as its log's path
+    and the records."""
+    if k[0] != "scenario":
+        return value
+    replay, records = value
+    return {"log_path": str(replay.log_path), "records": records}
+
+
+def decode(k, data):
+    return (ReplayLog(data["log_path"]), data["records"]) if k[0] == "scenario" else data
+
+
 @pytest.fixture(scope="module")
 def exercised(request, tmp_path_factory):
-    """Every exercise the module's selected tests read, run a few at a time (realclients.exercise_together):
-    each with its own server, folder and adapter, as when each test ran its own in turn."""
-    return exercise_together(request, key, run_exercise, tmp_path_factory, alone=lambda k: k == ("bad", NoJitter))
+    """Every exercise the module's selected tests read: from the background runner (tests/exercises.py), else
+    run here a few at a time (realclients.exercise_together); each with its own server, folder and adapter, as
+    when each test ran its own in turn."""
+    from conftest import shared_dir
+
+    return exercises.exercised(request, key, shared_dir(),
+                               lambda: exercise_together(request, key, run_exercise, tmp_path_factory, alone=alone))
 
 
-@pytest.mark.parametrize("repetition", range(5))
+REPETITIONS = range(5)
+
+
+@pytest.mark.parametrize("repetition", REPETITIONS)
 def test_good_adapter_passes_every_check(exercised, repetition):
     result = exercised[("good", repetition)].result()
     assert result["ok"], format_text(result)
@@ -103,14 +132,17 @@ def test_good_adapter_passes_every_check(exercised, repetition):
     assert result["providers"]["tavily"]["calls_not_sent"] >= 1
 
 
-@pytest.mark.parametrize("adapter_class, check, reason", [
+BAD_ADAPTERS = [
     (NoBackoff, "retry_after", " retried "),
     (IgnoresRetryAfter, "retry_after", "; retry-after was 100.0 ms"),
     (NoJitter, "retry_after", "no jitter: 10 calls retried at attempt 2 after "),
     (NoBreaker, "breaker", " opened the breaker (5 consecutive failures "),
     (NoAbort, "timeout", "the client never aborted it"),
     (DishonestPartial, "partial", "the answer lacked 4 of 10 URLs but the call says partial: false"),
-])
+]
+
+
+@pytest.mark.parametrize("adapter_class, check, reason", BAD_ADAPTERS)
 def test_each_bad_adapter_fails_the_check_meant_for_it(exercised, adapter_class, check, reason):
     result = exercised[("bad", adapter_class)].result()
     assert not result["ok"]
@@ -193,3 +225,6 @@ def test_records_without_request_ids_are_tied_by_call_id_and_time(exercised, tmp
 
 SCENARIOS = {"test_pybreaker_half_open_probe_passes_with_its_open_interval": half_open,
              "test_records_without_request_ids_are_tied_by_call_id_and_time": without_request_ids}
+# Every exercise of the module, as tests/exercises.py runs them.
+EXERCISES = ([("good", r) for r in REPETITIONS] + [("bad", cls) for cls, _, _ in BAD_ADAPTERS]
+             + [("scenario", fn) for fn in SCENARIOS.values()])
