@@ -4,8 +4,8 @@ session, in a process of their own, while the test workers run the rest of the s
 An exercise is mostly waiting: retry-after and jitter, the breaker's open interval, a held request, a server
 starting. Run by the module's first test, as they were, they held a test worker for about 35 s with nothing to
 do (2026-12-05: 22.4 s and 13.2 s of one worker's 216 s, its core idle meanwhile). Now the first test worker to
-set up its session (tests/conftest.py) starts this file as a script (`launch`): it runs every exercise of each
-adapter module the session selected, the same way (`realclients.run_batch`: a few at a time, each with its own
+set up its session (tests/conftest.py) starts this file as a script (`launch`): it runs the exercises the
+session's selected tests of each adapter module read, the same way (`realclients.run_batch`: a few at a time, each with its own
 server, folder and adapters; an exercise whose verdict rests on timing precision alone, after the others) and
 writes each one's outcome to a file as it ends. The modules' tests run last (conftest orders them) and read
 those files (`exercised`): by then the exercises have long finished. Each is judged exactly as before; only
@@ -43,8 +43,16 @@ def launch(session, shared: Path) -> subprocess.Popen | None:
     start one."""
     from filelock import FileLock
 
-    modules = [m for m in MODULES if any(_module_of(item) == m for item in session.items)]
-    if not modules or os.environ.get("CENTINELA_TEST_EXERCISES_HERE"):
+    wanted: dict[str, list[str]] = {}           # module -> the ids of the exercises its selected tests read
+    for item in session.items:
+        module = getattr(item, "module", None)
+        if module is None or module.__name__ not in MODULES:
+            continue
+        key = module.key(item)
+        ids = wanted.setdefault(module.__name__, [])
+        if key is not None and module.key_id(key) not in ids:
+            ids.append(module.key_id(key))
+    if not wanted or os.environ.get("CENTINELA_TEST_EXERCISES_HERE"):
         return None
     out = folder_for(shared)
     out.mkdir(parents=True, exist_ok=True)
@@ -52,15 +60,11 @@ def launch(session, shared: Path) -> subprocess.Popen | None:
         if (out / LAUNCHED).exists():
             return None
         log = open(out / "runner.log", "wb")
-        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), str(out), *modules],
+        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), str(out), json.dumps(wanted)],
                                 stdout=log, stderr=subprocess.STDOUT, cwd=str(TESTS.parent))
         log.close()
-        _write_atomic(out / LAUNCHED, json.dumps({"pid": proc.pid, "modules": modules}))
+        _write_atomic(out / LAUNCHED, json.dumps({"pid": proc.pid, "modules": sorted(wanted)}))
     return proc
-
-
-def _module_of(item) -> str:
-    return Path(str(item.fspath)).stem
 
 
 def exercised(request, key, shared: Path | None, run_here):
@@ -148,21 +152,25 @@ def finish(proc: subprocess.Popen | None, timeout: float = WAIT_SECONDS) -> None
         proc.wait()
 
 
-def run(out: Path, modules: list[str]) -> int:
-    """The runner: each module's exercises (`module.EXERCISES`), a few at a time, the ones `module.alone(key)`
-    names after the others one by one; each outcome written to `out/<module>/<key id>.json` as it ends."""
+def run(out: Path, wanted: dict[str, list[str]]) -> int:
+    """The runner: for each module, the exercises `wanted` names (ids, `module.key_id`) in the order of
+    `module.EXERCISES`, a few at a time, the ones `module.alone(key)` names after the others one by one; each
+    outcome written to `out/<module>/<key id>.json` as it ends."""
     sys.path.insert(0, str(TESTS))
     from realclients import run_batch
     from scanner import netlock
 
     netlock.install(allow_loopback=True)        # the replay servers on loopback; nothing else
-    for name in modules:
+    for name in MODULES:
+        if name not in wanted:
+            continue
         module = importlib.import_module(name)
         if getattr(module, "SKIP_REASON", None):     # its tests skip: nothing to exercise
             continue
         folder = out / name
         folder.mkdir(parents=True, exist_ok=True)
         scratch = out / f"{name}-work"
+        keys = [k for k in module.EXERCISES if module.key_id(k) in wanted[name]]
 
         def done(key, future, module=module, folder=folder):
             try:
@@ -171,7 +179,7 @@ def run(out: Path, modules: list[str]) -> int:
                 text = json.dumps({"error": traceback.format_exc()})
             _write_atomic(folder / f"{module.key_id(key)}.json", text)
 
-        run_batch(module.EXERCISES, module.run_exercise, lambda i, d=scratch: _mkdir(d / f"exercise{i}"),
+        run_batch(keys, module.run_exercise, lambda i, d=scratch: _mkdir(d / f"exercise{i}"),
                   alone=module.alone, on_done=done)
     return 0
 
@@ -182,4 +190,4 @@ def _mkdir(path: Path) -> Path:
 
 
 if __name__ == "__main__":
-    sys.exit(run(Path(sys.argv[1]), sys.argv[2:]))
+    sys.exit(run(Path(sys.argv[1]), json.loads(sys.argv[2])))
