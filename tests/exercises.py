@@ -4,10 +4,10 @@ session, in a process of their own, while the test workers run the rest of the s
 An exercise is mostly waiting: retry-after and jitter, the breaker's open interval, a held request, a server
 starting. Run by the module's first test, as they were, they held a test worker for about 35 s with nothing to
 do (2026-12-05: 22.4 s and 13.2 s of one worker's 216 s, its core idle meanwhile). Now the first test worker to
-set up its session (tests/conftest.py) starts this file as a script (`launch`): it runs the exercises the
-session's selected tests of each adapter module read, the same way (`realclients.run_batch`: a few at a time, each with its own
-server, folder and adapters; an exercise whose verdict rests on timing precision alone, after the others) and
-writes each one's outcome to a file as it ends. The modules' tests run last (conftest orders them) and read
+set up its session (tests/conftest.py) starts this file as a script (`launch`): it runs the exercises that the
+session's selected tests of each adapter module read, the same way (`realclients.run_batch`: a few at a time,
+each with its own server, folder and adapters; an exercise whose verdict rests on timing precision alone, after
+the others) and writes each one's outcome to a file as it ends. The modules' tests run last (conftest orders them) and read
 those files (`exercised`): by then the exercises have long finished. Each is judged exactly as before; only
 where its waiting happens changed.
 
@@ -67,7 +67,7 @@ def launch(session, shared: Path) -> subprocess.Popen | None:
     return proc
 
 
-def exercised(request, key, shared: Path | None, run_here):
+def exercised(request, shared: Path | None, run_here):
     """For a module-scoped fixture: {key: an object whose `.result()` is the exercise's outcome} for every test
     of the module selected in this session. From the background runner when it was launched for this module,
     else `run_here()` (the exercises run now, in this process)."""

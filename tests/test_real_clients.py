@@ -114,7 +114,7 @@ def exercised(request, tmp_path_factory):
     when each test ran its own in turn."""
     from conftest import shared_dir
 
-    return exercises.exercised(request, key, shared_dir(),
+    return exercises.exercised(request, shared_dir(),
                                lambda: exercise_together(request, key, run_exercise, tmp_path_factory, alone=alone))
 
 
