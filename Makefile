@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml tests/node/package-lock.json scripts/write_bytecode.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# --no-compile: pip would byte-compile every module of every dependency (spaCy's 70 languages, Presidio, pdfminer…),
-	@# 31–33 s against 14–16 s for this step (measured on a clean clone, wheels cached); Python compiles and caches
-	@# each module it imports on first use, the few hundred the tool and the tests need.
+	@# 31–33 s against 14–16 s for this step (measured on a clean clone, wheels cached); Python compiles each
+	@# module it imports on first use (and keeps the bytecode, unless PYTHONDONTWRITEBYTECODE is set)...
 	$(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
 	$(BIN)/python -m pip install --quiet --no-compile --no-deps '$(SPACY_MODEL)'
 	@# ...but bytecode for what the commands and the test processes import (about 1,500 modules, 5 s): where

@@ -7,8 +7,8 @@ do (2026-12-05: 22.4 s and 13.2 s of one worker's 216 s, its core idle meanwhile
 set up its session (tests/conftest.py) starts this file as a script (`launch`): it runs the exercises that the
 session's selected tests of each adapter module read, the same way (`realclients.run_batch`: a few at a time,
 each with its own server, folder and adapters; an exercise whose verdict rests on timing precision alone, after
-the others) and writes each one's outcome to a file as it ends. The modules' tests run last (conftest orders them) and read
-those files (`exercised`): by then the exercises have long finished. Each is judged exactly as before; only
+the others) and writes each one's outcome to a file as it ends. The modules' tests run last (conftest orders
+them) and read those files (`exercised`): by then the exercises have long finished. Each is judged exactly as before; only
 where its waiting happens changed.
 
 Where no launch happened (CENTINELA_TEST_EXERCISES_HERE=1 set, or the modules' tests were not in the session's
@@ -26,6 +26,8 @@ import sys
 import time
 import traceback
 from pathlib import Path
+
+from scanner.atomic import atomic_write_text
 
 TESTS = Path(__file__).resolve().parent
 MODULES = ("test_node_clients", "test_real_clients")
@@ -63,7 +65,7 @@ def launch(session, shared: Path) -> subprocess.Popen | None:
         proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), str(out), json.dumps(wanted)],
                                 stdout=log, stderr=subprocess.STDOUT, cwd=str(TESTS.parent))
         log.close()
-        _write_atomic(out / LAUNCHED, json.dumps({"pid": proc.pid, "modules": sorted(wanted)}))
+        atomic_write_text(out / LAUNCHED, json.dumps({"pid": proc.pid, "modules": sorted(wanted)}))
     return proc
 
 
@@ -134,12 +136,6 @@ def _tail(log: Path, lines: int = 40) -> str:
         return "(no runner log)"
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def finish(proc: subprocess.Popen | None, timeout: float = WAIT_SECONDS) -> None:
     """At the end of the launching worker's session: wait for the runner (it has long finished), kill it past
     `timeout`."""
@@ -177,7 +173,7 @@ def run(out: Path, wanted: dict[str, list[str]]) -> int:
                 text = json.dumps({"value": module.encode(key, future.result())})
             except BaseException:                      # noqa: BLE001 - its test raises it
                 text = json.dumps({"error": traceback.format_exc()})
-            _write_atomic(folder / f"{module.key_id(key)}.json", text)
+            atomic_write_text(folder / f"{module.key_id(key)}.json", text)
 
         run_batch(keys, module.run_exercise, lambda i, d=scratch: _mkdir(d / f"exercise{i}"),
                   alone=module.alone, on_done=done)
