@@ -67,7 +67,9 @@ def test_prefilter_on_generated_injections(phrase, wrapper, prefix, upper):
 def test_prefilter_skips_clean_real_pages_with_the_same_result():
     files = require_realdata("html")
     skipped = sum(SCANNER.clean_page(p.name, p.read_bytes()) is not None for p in files)
-    assert skipped >= len(files) - 3
+    # 4 of the 37 pages take the full load since CSS-hidden text is judged without a gate (every paragraph is
+    # screened against CSS-hidden's limits; 2 before, 1 before the learned rule)
+    assert skipped >= len(files) - 4
     full = scan_paths(Scanner(("injection",), prefilter=False), files)
     fast = scan_paths(SCANNER, files)
     assert [f.to_json() for f in fast.findings] == [f.to_json() for f in full.findings]

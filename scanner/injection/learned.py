@@ -7,9 +7,9 @@ markup keeps a sentence whole), cut where the engine would put a line break. Lon
 
 Decisions are channel-aware: the same words weigh differently in a comment than in a visible paragraph, so
 each channel group has its own threshold (the rule's `model.thresholds`, chosen by cross-validation on the
-training material, overridable in a rule pack), and groups listed in `model.gate` (visible text, CSS-hidden
-text: the channels where benign pages hold the most prose) also need one of the gate cues (an AI addressee,
-earlier instructions, an override verb, role-play, chat tokens…) in the window. Hidden-ness of visible text and
+training material, overridable in a rule pack), and groups listed in `model.gate` (the shipped pack gates visible
+text, where benign pages hold the most prose; a pack may gate CSS-hidden text too) also need one of the gate cues
+(an AI addressee, earlier instructions, an override verb, role-play, chat tokens…) in the window. Hidden-ness of visible text and
 PDF runs is decided only for windows that score high enough to matter, with the same predicates as the
 lexicon rules (`css_hidden`, `pdf_invisible`).
 

@@ -5,9 +5,12 @@ since it fires on phrasings no lexicon pattern names. Building exact units is wh
 the channels the model judges straight from the markup — comments, text attributes and meta content, JSON-LD
 string values, noscript/template/SVG text — decodes character references, cuts the same windows and scores
 them with the same model, against each group's threshold lowered by `MARGIN` logits (the cheap reading may cut
-a text slightly differently from the loader). Visible and CSS-hidden text count only with a gate cue: when no
-gate cue appears anywhere on the page, nothing there can fire; when one does, the paragraphs holding one are
-scored too. A page passes (takes the full load) when any window comes within the margin of its threshold.
+a text slightly differently from the loader). Which paragraphs CSS hides takes the style sheets to know, so when
+the rule judges CSS-hidden text without a gate (the shipped pack, since the twenty-fourth round) every paragraph
+is scored against CSS-hidden's limits. A gated group counts only with a gate cue: when no gate cue appears
+anywhere on the page, nothing there can fire; when one does, the paragraphs holding one are scored against the
+gated groups' limits. A page passes (takes the full load) when any window comes within the margin of its
+threshold.
 
 A window holding a reader request meets its group's lower `request_thresholds` (scanner/injection/reader_request.py).
 The screen cannot cut exact windows, so it asks the page as a whole: when the relaxed request test (a superset)
@@ -115,8 +118,10 @@ class ModelScreen:
     def __init__(self, learned_rules):
         self.rules = list(learned_rules)
 
-    def candidates(self, text: str, body: str, gate_hit: bool) -> list[tuple[str, str]]:
-        """(group, text) of everything the learned rules could judge on the page, read cheaply."""
+    def candidates(self, text: str, body: str, gate_hit: bool, ungated_css: bool = False) -> list[tuple[str, str]]:
+        """(group, text) of everything the learned rules could judge on the page, read cheaply. With `ungated_css`
+        (the rule judges CSS-hidden text without a gate), every paragraph could be CSS-hidden text: each is a
+        `css_hidden` candidate."""
         out: list[tuple[str, str]] = []
         for m in _COMMENT.finditer(body):
             out.append(("comment", m.group(1)))
@@ -148,9 +153,12 @@ class ModelScreen:
             end = close.start() if close else len(body)
             out.extend((_GROUP_OF_FALLBACK[tag], p) for p in _paragraphs(body[m.end():end]))
             pos = close.end() if close else len(body)
-        if gate_hit:
-            for p in _paragraphs(body):
-                out.append(("gated", p))
+        if gate_hit or ungated_css:
+            paragraphs = _paragraphs(body)
+            if gate_hit:
+                out.extend(("gated", p) for p in paragraphs)
+            if ungated_css:
+                out.extend(("css_hidden", p) for p in paragraphs)
         return out
 
     def may_fire(self, text: str, body: str, folded: str, joined: str) -> bool:
@@ -158,7 +166,8 @@ class ModelScreen:
             gate_rx = _gate_regex(rule.gate_cues)
             # whitespace runs collapsed as a window's prepared text has them (a cue spelt across a line break)
             gate_hit = bool(rule.gate) and any(gate_rx.search(" ".join(t.split())) is not None for t in (folded, joined))
-            cands = self.candidates(text, body, gate_hit)
+            # which paragraphs CSS hides takes the style sheets to know: ungated, every paragraph is read
+            cands = self.candidates(text, body, gate_hit, ungated_css="css_hidden" not in rule.gate)
             if not cands:
                 continue
             # a reader request anywhere on the page (relaxed: a superset of the rule's in-place test of a window)

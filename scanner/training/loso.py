@@ -10,7 +10,7 @@ source S and scores:
 - S's attack texts, cut into the windows the rule scores (a text counts when its best window reaches the
   threshold);
 - the benign sets as they would appear in a hidden channel: the windows of the held-apart benign pages (hidden
-  groups only: comment, attribute, meta, JSON-LD, CSS-hidden with its gate), NotInject, the held-out benign texts
+  groups only: comment, attribute, meta, JSON-LD, CSS-hidden, with its gate where a pack gives it one), NotInject, the held-out benign texts
   of `corpus/heldout_texts.jsonl` and the held-out fifth of the hard negatives of `families.py` — the benign
   instruction-like texts.
 
@@ -70,6 +70,7 @@ def _pages_evalset(rule) -> Evalset:
     from scanner.units import LoadError
 
     prepared, owner, names = [], [], []
+    gated = "css_hidden" in rule.gate       # a pack may gate CSS-hidden text (the shipped one no longer does)
     gate = set(rule.gate_cues_of.get("css_hidden", ()))
     for p in [p for p in S.benign_pages() + S.realdata_pages() if S.held_apart(p)]:
         try:
@@ -79,7 +80,7 @@ def _pages_evalset(rule) -> Evalset:
         wins = [(g, pr) for g, pr, _ in T.doc_windows(doc, rule) if g in HIDDEN]
         cues = F.cues_of([pr for _, pr in wins])
         for (g, pr), c in zip(wins, cues):
-            if g == "css_hidden" and not c & gate:
+            if g == "css_hidden" and gated and not c & gate:
                 continue
             prepared.append(pr)
             owner.append(len(names))
