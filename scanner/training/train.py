@@ -168,7 +168,8 @@ VISIBLE_NEGATIVE_WEIGHT = 0.25  # visible prose (how-to articles full of "click"
                                # is gated and has its own threshold; hidden benign text is what the model must tell apart
 CORPUS_NEGATIVE_WEIGHT = 10.0  # the corpus's hard negatives (prose quoting attacks, instructions for people)
 HARD_NEGATIVE_WEIGHT = 7.0     # the hard negatives of `families.py`: instructions for people, benign requests that use
-                               # the attack vocabulary (as much as a template's hard negative)
+                               # the attack vocabulary (5 until the twenty-fourth round: 7 scored written8 1,127 ->
+                               # 1,138, blind19 unchanged; docs)
 HARD_NEGATIVE_SOURCES = ("benign-extra", "benign-prompts", "es-written", "en-written")
 WRITTEN_ATTACK_SCALE = {"es-written": 8.0, "en-written": 8.0}   # the texts written for this detector's task (a
                                # page's hidden text aimed at a research agent) weigh eight times a dataset's share. At
