@@ -143,9 +143,16 @@ BAD_ADAPTERS = [
 
 
 @pytest.mark.parametrize("adapter_class, check, reason", BAD_ADAPTERS)
-def test_each_bad_adapter_fails_the_check_meant_for_it(exercised, adapter_class, check, reason):
+def test_each_bad_adapter_fails_the_check_meant_for_it(exercised, adapter_class, check, reason, tmp_path):
     result = exercised[("bad", adapter_class)].result()
-    assert not result["ok"]
+    if result["ok"] and alone(("bad", adapter_class)):
+        # Jitter is judged from timing: on a machine loaded by the rest of the suite, the stretched waits of a
+        # no-jitter client once read as jitter (2026-12-06, 1 run in 5). Its exercise runs once more here, and
+        # both outcomes are shown if that one passes too.
+        first = format_text(result)
+        result = exercise(adapter_class, tmp_path)
+        assert not result["ok"], f"twice judged jittered:\n{first}\n---\n{format_text(result)}"
+    assert not result["ok"], format_text(result)
     failed = {b["name"]: b for b in result["behaviour"]["checks"] if b["status"] == "fail"}
     assert check in failed, format_text(result)
     assert reason in failed[check]["reason"], failed[check]
