@@ -40,8 +40,10 @@ GROUP_VECTOR = {
 }
 GROUPS = tuple(GROUP_VECTOR)
 _STANDALONE = {Channel.COMMENT: "comment", Channel.JSON_LD: "json_ld"}
+# The groups a paragraph of a page's text belongs to: CSS-hidden when the style sheets hide it, visible otherwise.
+PAGE_TEXT_GROUPS = ("css_hidden", "visible")
 _PARAGRAPH = {
-    Channel.VISIBLE_TEXT: ("css_hidden", "visible"), Channel.TEXTAREA: ("css_hidden", "visible"),
+    Channel.VISIBLE_TEXT: PAGE_TEXT_GROUPS, Channel.TEXTAREA: PAGE_TEXT_GROUPS,
     Channel.TITLE: ("visible",), Channel.PLAIN_TEXT: ("visible",), Channel.JSON_STRING: ("visible",),
     Channel.NOSCRIPT: ("noscript",), Channel.TEMPLATE: ("template",), Channel.SVG_TEXT: ("svg_text",),
     Channel.PDF_TEXT: ("pdf_hidden", "visible"),

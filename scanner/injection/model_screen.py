@@ -5,9 +5,10 @@ since it fires on phrasings no lexicon pattern names. Building exact units is wh
 the channels the model judges straight from the markup — comments, text attributes and meta content, JSON-LD
 string values, noscript/template/SVG text — decodes character references, cuts the same windows and scores
 them with the same model, against each group's threshold lowered by `MARGIN` logits (the cheap reading may cut
-a text slightly differently from the loader). Which paragraphs CSS hides takes the style sheets to know, so when
-the rule judges CSS-hidden text without a gate (the shipped pack, since the twenty-fourth round) every paragraph
-is scored against CSS-hidden's limits. A gated group counts only with a gate cue: when no gate cue appears
+a text slightly differently from the loader). Which paragraphs CSS hides takes the style sheets to know, so for
+each page-text group the rule judges without a gate (CSS-hidden in the shipped pack, since the twenty-fourth
+round; visible text too in a pack that does not gate it) every paragraph is scored against that group's limits.
+A gated group counts only with a gate cue: when no gate cue appears
 anywhere on the page, nothing there can fire; when one does, the paragraphs holding one are scored against the
 gated groups' limits. A page passes (takes the full load) when any window comes within the margin of its
 threshold.
@@ -26,6 +27,7 @@ import re
 from scanner.injection import features as F
 from scanner.injection import model as M
 from scanner.injection.engine import INLINE_TAGS
+from scanner.injection.learned import PAGE_TEXT_GROUPS
 from scanner.loaders.html import TEXT_ATTRIBUTES
 from scanner.normalize import normalize, normalize_text
 
@@ -118,10 +120,9 @@ class ModelScreen:
     def __init__(self, learned_rules):
         self.rules = list(learned_rules)
 
-    def candidates(self, text: str, body: str, gate_hit: bool, ungated_css: bool = False) -> list[tuple[str, str]]:
-        """(group, text) of everything the learned rules could judge on the page, read cheaply. With `ungated_css`
-        (the rule judges CSS-hidden text without a gate), every paragraph could be CSS-hidden text: each is a
-        `css_hidden` candidate."""
+    def candidates(self, text: str, body: str, gate_hit: bool, ungated: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+        """(group, text) of everything the learned rules could judge on the page, read cheaply. For each group of
+        `ungated` (page-text groups the rule judges without a gate) every paragraph is a candidate of that group."""
         out: list[tuple[str, str]] = []
         for m in _COMMENT.finditer(body):
             out.append(("comment", m.group(1)))
@@ -153,12 +154,12 @@ class ModelScreen:
             end = close.start() if close else len(body)
             out.extend((_GROUP_OF_FALLBACK[tag], p) for p in _paragraphs(body[m.end():end]))
             pos = close.end() if close else len(body)
-        if gate_hit or ungated_css:
+        if gate_hit or ungated:
             paragraphs = _paragraphs(body)
             if gate_hit:
                 out.extend(("gated", p) for p in paragraphs)
-            if ungated_css:
-                out.extend(("css_hidden", p) for p in paragraphs)
+            for group in ungated:
+                out.extend((group, p) for p in paragraphs)
         return out
 
     def may_fire(self, text: str, body: str, folded: str, joined: str) -> bool:
@@ -166,8 +167,10 @@ class ModelScreen:
             gate_rx = _gate_regex(rule.gate_cues)
             # whitespace runs collapsed as a window's prepared text has them (a cue spelt across a line break)
             gate_hit = bool(rule.gate) and any(gate_rx.search(" ".join(t.split())) is not None for t in (folded, joined))
-            # which paragraphs CSS hides takes the style sheets to know: ungated, every paragraph is read
-            cands = self.candidates(text, body, gate_hit, ungated_css="css_hidden" not in rule.gate)
+            # which paragraphs CSS hides takes the style sheets to know: a page-text group without a gate reads
+            # every paragraph
+            ungated = tuple(g for g in PAGE_TEXT_GROUPS if g not in rule.gate)
+            cands = self.candidates(text, body, gate_hit, ungated)
             if not cands:
                 continue
             # a reader request anywhere on the page (relaxed: a superset of the rule's in-place test of a window)
