@@ -28,12 +28,17 @@ def test_score_outputs_are_byte_identical(tmp_path, monkeypatch, in_child):
     import scanner.score.report as report
 
     monkeypatch.setattr(report, "__version__", "0.0.0-golden")
-    forked = []
+    forked, answered = [], []
 
     class Watched(report.Prefetch):
         def _start(self):
             super()._start()
             forked.append(self._pid is not None)
+
+        def result(self):
+            value = super().result()
+            answered.append(self.from_child)
+            return value
 
     monkeypatch.setattr(report, "Prefetch", Watched)
     monkeypatch.setattr(report, "PREFETCH_MIN_BYTES", 0 if in_child else 1 << 40)
@@ -48,6 +53,8 @@ def test_score_outputs_are_byte_identical(tmp_path, monkeypatch, in_child):
     assert hashlib.sha256(proc.stdout.encode("utf-8")).hexdigest() == GOLDEN_STDOUT, proc.stdout
     # the children were used (judgments' YAML, then report.md/html), a fork being possible here
     assert forked == ([True, True] if in_child else [])
+    # and each child's answer was the one used (none failed and left the work to this process)
+    assert answered == ([True, True] if in_child else [False, False])
     # The problem paths the tree takes are all there (a generator change that dropped one would pass above
     # only with new digests, but this names what is covered).
     for needle in ("not a run record: Invalid JSON", "results.0.rank: Input should be a valid integer",

@@ -20,6 +20,7 @@ def test_the_child_computes_it():
     assert got["k"] == [3, 1.5, None, True, date(2026, 1, 2), "é"]
     if hasattr(os, "fork"):
         assert got["pid"] != os.getpid()        # computed in the child
+        assert p.from_child
 
 
 def _fails_in_child(parent):
@@ -42,6 +43,7 @@ def _unpicklable(parent):
 def test_a_child_that_cannot_answer_is_replaced_by_the_call_here(fn):
     with Prefetch(fn, os.getpid()) as p:
         assert p.result() == "here"
+        assert not p.from_child
         assert p.result() == "here"             # once: the value is kept
 
 
@@ -67,6 +69,7 @@ def test_close_reaps_a_child_not_waited_for():
 def test_no_fork_computes_here():
     p = Prefetch(_data, 1, fork=False)
     assert p._pid is None and p.result()["pid"] == os.getpid()
+    assert not p.from_child
 
 
 @pytest.mark.parametrize("cases", [None, "- id: c1\n  category: a\n  web_role: required\n", "- id: [\n", "{}\n",

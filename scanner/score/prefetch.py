@@ -52,6 +52,7 @@ class Prefetch:
         self._fd: int | None = None
         self._done = False
         self._value: Any = None
+        self.from_child = False               # whether `result()` came from the child (tests read it)
         if fork and _can_fork():
             self._start()
 
@@ -104,7 +105,7 @@ class Prefetch:
                     ok = False
         if not ok:
             value = self._fn(*self._args)
-        self._done, self._value = True, value
+        self._done, self._value, self.from_child = True, value, ok
         return value
 
     def _reap(self, kill: bool = False) -> int | None:
