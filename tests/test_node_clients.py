@@ -119,7 +119,7 @@ def test_good_node_adapter_passes_every_check(exercised, repetition):
     assert result["ok"], format_text(result)
     assert statuses(result) == dict.fromkeys(("retry_after", "breaker", "timeout", "partial", "error_classes"),
                                              "pass"), format_text(result)
-    assert result["providers"]["tavily"]["calls_not_sent"] >= 1
+    assert result["providers"]["tavily"]["calls_not_sent"] >= 1, format_text(result)
 
 
 @pytest.mark.parametrize("mode, check, reason", BAD_MODES)
@@ -127,4 +127,4 @@ def test_each_bad_node_adapter_fails_the_check_meant_for_it(exercised, mode, che
     result = exercised[mode].result()
     failed = {b["name"]: b for b in result["behaviour"]["checks"] if b["status"] == "fail"}
     assert not result["ok"] and check in failed, format_text(result)
-    assert reason in failed[check]["reason"]
+    assert reason in failed[check]["reason"], format_text(result)
