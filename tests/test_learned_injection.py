@@ -510,7 +510,8 @@ def test_css_hidden_text_is_judged_like_a_comment_without_a_gate(text):
     in_comment = [f for f in SCANNER.scan(load_bytes(comment, "c.html")) if f.rule_id == "INJ015"]
     in_css = [f for f in SCANNER.scan(load_bytes(_hidden_page(text), "h.html")) if f.rule_id == "INJ015"]
     assert in_comment and in_css and in_css[0].vector == "css_hidden"
-    assert LEARNED.threshold("css_hidden") == LEARNED.threshold("comment")
+    # calibrated on its own training pages: never stricter than a comment's
+    assert LEARNED.threshold("css_hidden") <= LEARNED.threshold("comment")
     # the prefilter's screen sends the page on to the rule
     fast = Scanner(("injection",))
     assert fast.clean_page("h.html", _hidden_page(text)) is None

@@ -167,9 +167,9 @@ TEMPLATE_WEIGHT = {1: 0.3, 0: 5.0}
 VISIBLE_NEGATIVE_WEIGHT = 0.25  # visible prose (how-to articles full of "click", "you") weighs less: visible text
                                # is gated and has its own threshold; hidden benign text is what the model must tell apart
 CORPUS_NEGATIVE_WEIGHT = 10.0  # the corpus's hard negatives (prose quoting attacks, instructions for people)
-HARD_NEGATIVE_WEIGHT = 7.0     # the hard negatives of `families.py`: instructions for people, benign requests that use
+HARD_NEGATIVE_WEIGHT = 10.0    # the hard negatives of `families.py`: instructions for people, benign requests that use
                                # the attack vocabulary (5 until the twenty-fourth round: 7 scored written8 1,127 ->
-                               # 1,138, blind19 unchanged; docs)
+                               # 1,138, blind19 unchanged; 10 since the twenty-fifth: 1,158 -> 1,160; docs)
 HARD_NEGATIVE_SOURCES = ("benign-extra", "benign-prompts", "es-written", "en-written")
 WRITTEN_ATTACK_SCALE = {"es-written": 8.0, "en-written": 8.0}   # the texts written for this detector's task (a
                                # page's hidden text aimed at a research agent) weigh eight times a dataset's share. At
