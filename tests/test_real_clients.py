@@ -124,7 +124,7 @@ REPETITIONS = range(5)
 @pytest.mark.parametrize("repetition", REPETITIONS)
 def test_good_adapter_passes_every_check(exercised, repetition):
     result = exercised[("good", repetition)].result()
-    # every failure shows verify-run's whole account (a fresh-clone run once failed here with none captured)
+    # every failure shows verify-run's whole account (a fresh-clone run once failed here; its output was not kept)
     shown = format_text(result)
     assert result["ok"], shown
     assert statuses(result) == dict.fromkeys(BEHAVIOUR, "pass"), shown
