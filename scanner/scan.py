@@ -11,6 +11,7 @@ from scanner.findings import Finding
 from scanner.loaders import HTML_EXT
 from scanner.loaders.html import decode_html
 from scanner.units import Document
+from scanner.yamlsafe import gc_paused
 
 ALL_KINDS = ("injection", "secret", "pii")
 # Below this size the injection rules read a page about as fast as the prefilter judges it (and the first one
@@ -116,13 +117,18 @@ class Scanner:
     def detect(self, doc: Document) -> list[Finding]:
         """Every finding of every detector on `doc`, sorted by place: what the scan reports (`reportable`) and
         what it keeps on purpose (role mailboxes, company phones) alike."""
-        findings: list[Finding] = []
-        if self.injection is not None and (self.prefilter is not None or self._may_hold_injection(doc)):
-            findings.extend(self.injection.scan(doc))
-        for detector in (self.secrets, self.pii):
-            if detector is not None:
-                findings.extend(detector.scan(doc))
-        findings.sort(key=Finding.sort_key)
+        # The cyclic collector is paused for the document's detectors (scanner.yamlsafe.gc_paused): they build
+        # many small containers and no cycles worth collecting mid-document, and each collection would walk the
+        # whole loaded document (its elements and units) again — measured, 7 % of a full scan of the real pages.
+        # Whatever cycles a detector leaves are collected once the collector runs again, after the document.
+        with gc_paused():
+            findings: list[Finding] = []
+            if self.injection is not None and (self.prefilter is not None or self._may_hold_injection(doc)):
+                findings.extend(self.injection.scan(doc))
+            for detector in (self.secrets, self.pii):
+                if detector is not None:
+                    findings.extend(detector.scan(doc))
+            findings.sort(key=Finding.sort_key)
         return findings
 
     def scan_document(self, doc: Document) -> list[Finding]:

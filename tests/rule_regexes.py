@@ -30,7 +30,7 @@ WHOLE_TEXT = {
     "scanner.secrets.detect": ("_URL", "_FORM", "_PARAM", "_NUMBER_AFTER_KEY"),
     "scanner.pii.candidates": ("_LINK_PHONE", "_OBFUSCATION_RX"),
     "scanner.pii.contacts": ("_HEXISH", "_EMAILISH", "_CHROME_CLASS"),
-    "scanner.pii.names": ("_URL", "_EMAILISH", "_LOWER_WORD"),
+    "scanner.pii.names": ("_URL", "_EMAILISH"),
     "scanner.pii.recognizers.mx.rfc": ("RFC_MORAL",),
     "scanner.pii.recognizers.email": ("_EMAIL", "_EMAIL_OBF", "_DOT_NORM"),
     "scanner.loaders.html": ("_CHARREF",),

@@ -45,7 +45,32 @@ _STREET_BEFORE = re.compile(r"(?:calle|av\.?|avenida|blvd\.?|boulevard|calzada|c
                             r"esquina|carretera|privada|cerrada|andador|prolongacion|circuito|periferico)\s*$")
 _LEGAL_FORM_AFTER = re.compile(r"\s*,?\s*(?:S\.?\s?A\.?|S\.?\s?de\s?R\.?\s?L\.?|S\.?\s?C\.|A\.\s?C\.|SAPI|"
                                r"S\.?A\.?P\.?I\.?|Inc\b|LLC\b)")
-_LOWER_WORD = rx.compile(r"(?<![\w])[a-záéíóúñü]{3,}(?![\w])")
+_LOWER_LETTERS = "abcdefghijklmnopqrstuvwxyzáéíóúñü"
+
+
+class _WordTable(dict):
+    """`str.translate` table: a word character (`re`'s \\w: alphanumeric or `_`) to itself, any other to a
+    space; filled per distinct character of the Basic Multilingual Plane on first sight (at most 65,536
+    entries: a page of every code point cannot grow it further), characters beyond it judged each time."""
+
+    def __missing__(self, code: int) -> int:
+        c = chr(code)
+        value = code if (c.isalnum() or c == "_") else 32
+        if code < 0x10000:
+            self[code] = value
+        return value
+
+
+_WORD_TABLE = _WordTable()
+
+
+def lower_words(text: str) -> set[str]:
+    """The words of `text` (maximal runs of word characters) of 3 or more letters, all of them lower-case
+    `a-z` or «áéíóúñü»: what `(?<![\\w])[a-záéíóúñü]{3,}(?![\\w])` finds, by string methods at C speed (a
+    twelfth of a full scan went to that search, one Python step per match)."""
+    return {w for w in set(text.translate(_WORD_TABLE).split()) if len(w) >= 3 and not w.strip(_LOWER_LETTERS)}
+
+
 _URL = rx.compile(r"(?:https?://|www\.)[^\s<>\"']+", re.I)
 _EMAILISH = rx.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 
@@ -92,9 +117,9 @@ class Names:
         """Lower-case words of the document's readable text (built once per scan, on first demand)."""
         st = self.st
         if st.lower is None:
-            # One search over the texts joined by line breaks: a word neither crosses one nor has a word
-            # character beside it there, so these are exactly the words of each text searched alone.
-            st.lower = set(_LOWER_WORD.findall("\n".join(u.text for u in st.units if u.channel in NAME_CHANNELS)))
+            # The texts joined by line breaks: a word neither crosses one nor has a word character beside it
+            # there, so these are exactly the words of each text alone.
+            st.lower = lower_words("\n".join(u.text for u in st.units if u.channel in NAME_CHANNELS))
         return st.lower
 
     def looks_like_words(self, span: str) -> bool:
