@@ -144,6 +144,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 
 def sentence_windows(text: str) -> list[tuple[int, int]]:
+    if _SENTENCE_END.search(text) is None:      # one sentence at most (most texts of a page): no cut to trim
+        return []
     spans = sentence_spans(text)
     if len(spans) < 2:
         return []

@@ -163,10 +163,19 @@ class ModelScreen:
         return out
 
     def may_fire(self, text: str, body: str, folded: str, joined: str) -> bool:
+        # whitespace runs collapsed as a window's prepared text has them (a cue spelt across a line break); each
+        # page text collapsed once, on first need, for every rule's gate and request tests
+        collapsed: dict[int, str] = {}
+
+        def pages():
+            for k, t in enumerate((folded, joined)):
+                if k not in collapsed:
+                    collapsed[k] = " ".join(t.split())
+                yield collapsed[k]
+
         for rule in self.rules:
             gate_rx = _gate_regex(rule.gate_cues)
-            # whitespace runs collapsed as a window's prepared text has them (a cue spelt across a line break)
-            gate_hit = bool(rule.gate) and any(gate_rx.search(" ".join(t.split())) is not None for t in (folded, joined))
+            gate_hit = bool(rule.gate) and any(gate_rx.search(t) is not None for t in pages())
             # which paragraphs CSS hides takes the style sheets to know: a page-text group without a gate reads
             # every paragraph
             ungated = tuple(g for g in PAGE_TEXT_GROUPS if g not in rule.gate)
@@ -176,7 +185,7 @@ class ModelScreen:
             # a reader request anywhere on the page (relaxed: a superset of the rule's in-place test of a window)
             # holds every window to its group's lowest threshold, the request one included
             request_hit = bool(rule.request_logit) and rule.request is not None and any(
-                rule.request.may_hold(" ".join(t.split())) for t in (folded, joined))
+                rule.request.may_hold(t) for t in pages())
             base = rule.lowest if request_hit else rule.threshold
             # each gated group's limits and cues: a paragraph window counts for a group when it holds one of them,
             # at the group's cued limit when it also holds a cue of `cued_by`
