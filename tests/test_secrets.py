@@ -485,3 +485,48 @@ def test_any_secret_under_a_sensitive_name_is_found_exactly_and_redaction_is_fin
     pairs = got.items() if isinstance(got, dict) else [(h["name"], h["value"]) if isinstance(h, dict) else h for h in got]
     assert dict(pairs) == {name: "REDACTED", **kept}
     assert SCANNER.scan(load_bytes(json.dumps(value).encode(), "p.json")) == []
+
+
+def _gate_oracle(scanner: SecretScanner, units) -> set[int]:
+    """The units each gate finds a keyword in, one search a unit (what `_unit` did before the joined search)."""
+    from scanner.secrets.detect import _NEVER
+
+    out = set()
+    for u in units:
+        gate = scanner._script_gate if u.channel is Channel.SCRIPT else scanner._gate
+        if u.channel not in _NEVER and u.text and gate is not None and gate.search(u.text.lower()):
+            out.add(id(u))
+    return out
+
+
+# whole keywords of both gates, halves that make one only side by side, case and neighbour-dependent lower case
+_GATE_WORDS = ["key", "ke", "y", "s", "k-", "SK_", "live_", "@", "EyJ", "private key-----", "ya29.", "xox", "tok",
+               "bear", "er", "x", "ΣΑΣ", "İ", " ", "\n", "\x00", "="]
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.lists(st.sampled_from(_GATE_WORDS), max_size=6),
+                          st.sampled_from([Channel.VISIBLE_TEXT, Channel.SCRIPT, Channel.COMMENT, Channel.ATTRIBUTE])),
+                max_size=12))
+def test_the_joined_gate_finds_the_units_each_search_found(parts):
+    """Keywords at unit edges, overlapping one another, split across two units, in scripts and elsewhere,
+    letters whose lower case depends on their neighbours."""
+    from scanner.units import TextUnit
+
+    scanner = SecretScanner()
+    units = [TextUnit("".join(words), ch, 0, 0, None) for words, ch in parts]
+    assert scanner._gate_hits(units) == _gate_oracle(scanner, units)
+
+
+def test_the_joined_gate_on_the_real_pages():
+    pages = sorted((REALDATA / "html").glob("*.html"))
+    if not pages:
+        pytest.skip("../shared/realdata absent")
+    scanner = SecretScanner()
+    total = 0
+    for p in pages:
+        doc = load_bytes(p.read_bytes(), p.name)
+        hits = scanner._gate_hits(doc.units)
+        assert hits == _gate_oracle(scanner, doc.units), p.name
+        total += len(hits)
+    assert total > 100
