@@ -174,23 +174,27 @@ class ModelScreen:
                 yield collapsed[k]
 
         for rule in self.rules:
-            gate_rx = _gate_regex(rule.gate_cues)
-            gate_hit = bool(rule.gate) and any(gate_rx.search(t) is not None for t in pages())
-            # which paragraphs CSS hides takes the style sheets to know: a page-text group without a gate reads
-            # every paragraph
-            ungated = tuple(g for g in PAGE_TEXT_GROUPS if g not in rule.gate)
-            cands = self.candidates(text, body, gate_hit, ungated)
-            if not cands:
-                continue
             # a reader request anywhere on the page (relaxed: a superset of the rule's in-place test of a window)
             # holds every window to its group's lowest threshold, the request one included
             request_hit = bool(rule.request_logit) and rule.request is not None and any(
                 rule.request.may_hold(t) for t in pages())
             base = rule.lowest if request_hit else rule.threshold
+            # which paragraphs CSS hides takes the style sheets to know: a page-text group without a gate reads
+            # every paragraph
+            ungated = tuple(g for g in PAGE_TEXT_GROUPS if g not in rule.gate)
             # each gated group's limits and cues: a paragraph window counts for a group when it holds one of them,
-            # at the group's cued limit when it also holds a cue of `cued_by`
+            # at the group's cued limit when it also holds a cue of `cued_by`. A gated group none of whose limits is
+            # under an ungated group's plain one adds nothing — every paragraph is that ungated group's candidate
+            # already, at that limit or lower (the shipped pack: visible text, gated, against CSS-hidden text,
+            # not) — so it is left out, and with no gated group left the page's gate cues need no search.
+            floor = min((base(g) - MARGIN for g in ungated), default=float("inf"))
             gated = [(base(g) - MARGIN, rule.cued_lowest(g) - MARGIN, rule.gate_cues_of[g])
                      for g in sorted(rule.gate)]
+            gated = [x for x in gated if min(x[0], x[1]) < floor]
+            gate_hit = bool(gated) and any(_gate_regex(rule.gate_cues).search(t) is not None for t in pages())
+            cands = self.candidates(text, body, gate_hit, ungated)
+            if not cands:
+                continue
             cued_by = rule.cued_by
             # each distinct text once, with the lowest limits of the groups it stands in (plain, and with a cue)
             limit_of: dict[str, tuple[float, float]] = {}
