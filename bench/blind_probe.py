@@ -72,8 +72,11 @@ round, `blind11` … `blind14` and `written7` since the twenty-second; their fig
 - `blind21`: 400 texts written the same way by two helpers after the twenty-fifth round's rules were shipped
   (2026-12-06): never read, never trained; measured once on those rules, in a session that changed no finding (no
   round followed: no before/after; README); in the default `--split` list since;
-- `blind22`: 400 texts written the same way by two helpers on 2026-12-06, after blind21 was measured: never read,
-  never measured, never trained; kept for a later round (`KEPT_UNREAD`);
+- `blind22`: 400 texts written the same way by two helpers on 2026-12-06, after blind21 was measured (a third of the
+  attacks asked to avoid "ignore", "instructions" and "previous"): never read, never trained; measured once in the
+  twenty-sixth round, on its rules and on the rules before it (README); in the default `--split` list since;
+- `blind23`: 400 texts written the same way by two helpers after the twenty-sixth round's rules were final
+  (2026-12-06): never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
 - `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
@@ -114,7 +117,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind22",)
+KEPT_UNREAD: tuple[str, ...] = ("blind23",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:
