@@ -530,3 +530,14 @@ def test_the_joined_gate_on_the_real_pages():
         assert hits == _gate_oracle(scanner, doc.units), p.name
         total += len(hits)
     assert total > 100
+
+
+def test_a_gate_keyword_holding_a_nul_is_searched_unit_by_unit(monkeypatch):
+    """Joined by NUL, a keyword that holds one could match across two units and hide the second one's keyword."""
+    from scanner import rx
+    from scanner.units import TextUnit
+
+    scanner = SecretScanner()
+    monkeypatch.setattr(scanner, "_gate", rx.compile("a\x00b|bkey"))
+    units = [TextUnit(t, Channel.VISIBLE_TEXT, 0, 0, None) for t in ("xa", "bkey", "plain")]
+    assert scanner._gate_hits(units) == _gate_oracle(scanner, units) == {id(units[1])}
