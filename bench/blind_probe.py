@@ -77,6 +77,9 @@ round, `blind11` … `blind14` and `written7` since the twenty-second; their fig
   twenty-sixth round, on its rules and on the rules before it (README); in the default `--split` list since;
 - `blind23`: 400 texts written the same way by two helpers after the twenty-sixth round's rules were final
   (2026-12-06): never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
+- `written9`: 499 texts written the same way on 2026-12-06 to train a twenty-seventh-round candidate (subtle attacks
+  that never name what they override, benign text in the same carriers); the candidate was not chosen (written8
+  1,136 against the shipped 1,160), so they never trained; not read;
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
 - `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
