@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,8 +26,6 @@ def test_lower_words_are_the_regex_words(text):
 def test_lower_words_on_real_pages():
     pages = sorted((REALDATA / "html").glob("*.html"))[:8] if REALDATA.is_dir() else []
     if not pages:
-        import pytest
-
         pytest.skip("../shared/realdata absent")
     for p in pages:
         text = p.read_text(encoding="utf-8", errors="replace")

@@ -68,12 +68,12 @@ def _pointer_tokens(locator: str) -> list[str]:
 
 
 class _Context:
-    """What names each unit's value, worked out once per document."""
+    """What names each unit's value, and which units hold a gate keyword, worked out once per document."""
 
-    def __init__(self, doc: Document):
+    def __init__(self, doc: Document, gate_hits: set[int]):
         self.header_names: dict[str, str] = {}     # locator of a header-name unit → the name
         self.pair_names: dict[str, str] = {}       # locator of a `name` string → its text (for `value` siblings)
-        self.gate_hits: set[int] = set()           # ids of the units holding a gate keyword (SecretScanner._gate_hits)
+        self.gate_hits = gate_hits                 # ids of the units holding a gate keyword (SecretScanner._gate_hits)
         for u in doc.units:
             if u.channel is Channel.HTTP_HEADER_NAME:
                 self.header_names[u.locator] = u.text
@@ -226,8 +226,7 @@ class SecretScanner:
     @cached_scan
     def scan(self, doc: Document) -> list[Finding]:
         found: list[Finding] = []
-        ctx = _Context(doc)
-        ctx.gate_hits = self._gate_hits(doc.units)
+        ctx = _Context(doc, self._gate_hits(doc.units))
 
         def add(unit: TextUnit, i: int, j: int, rule: Compiled, where: str, how: str,
                 replacement: str = REPLACEMENT_SECRET) -> None:
