@@ -77,8 +77,8 @@ round, `blind11` … `blind14` and `written7` since the twenty-second; their fig
   twenty-sixth round, on its rules and on the rules before it (README); in the default `--split` list since;
 - `blind23`: 400 texts written the same way by two helpers after the twenty-sixth round's rules were final
   (2026-12-06): never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
-- `blind24`: 399 texts written the same way by two helpers during the twenty-seventh round, after its lexicon patterns
-  were written (2026-12-06; one text equal to an earlier one dropped): never read, never measured, never trained; kept
+- `blind24`: 398 texts written the same way by two helpers during the twenty-seventh round, after its lexicon patterns
+  were written (2026-12-06; two texts equal to earlier or trained ones dropped): never read, never measured, never trained; kept
   for a later round (`KEPT_UNREAD`);
 - `written9`: 499 texts written the same way on 2026-12-06 to train a twenty-seventh-round candidate (subtle attacks
   that never name what they override, benign text in the same carriers); the candidate was not chosen (written8
