@@ -73,10 +73,12 @@ round, `blind11` … `blind14` and `written7` since the twenty-second; their fig
   (2026-12-06): never read, never trained; measured once on those rules, in a session that changed no finding (no
   round followed: no before/after; README); in the default `--split` list since;
 - `blind22`: 400 texts written the same way by two helpers on 2026-12-06, after blind21 was measured (a third of the
-  attacks asked to avoid "ignore", "instructions" and "previous"): never read, never trained; measured once in the
-  twenty-sixth round, on its rules and on the rules before it (README); in the default `--split` list since;
+  attacks asked to avoid "ignore", "instructions" and "previous"): never trained; measured once in the
+  twenty-sixth round, on its rules and on the rules before it (README); in the default `--split` list since; its
+  misses read in the twenty-seventh round to write lexicon patterns, so its figures show what was fitted since;
 - `blind23`: 400 texts written the same way by two helpers after the twenty-sixth round's rules were final
-  (2026-12-06): never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
+  (2026-12-06): never read, never trained; kept unread until the twenty-seventh round, then measured once on its
+  shipped rules and on the rules before the round (README); in the default `--split` list since;
 - `blind24`: 398 texts written the same way by two helpers during the twenty-seventh round, after its lexicon patterns
   were written (2026-12-06; two texts equal to earlier or trained ones dropped): never read, never measured, never trained; kept
   for a later round (`KEPT_UNREAD`);
@@ -123,7 +125,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind23", "blind24")
+KEPT_UNREAD: tuple[str, ...] = ("blind24",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:
