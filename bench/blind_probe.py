@@ -78,7 +78,8 @@ round, `blind11` … `blind14` and `written7` since the twenty-second; their fig
   misses read in the twenty-seventh round to write lexicon patterns, so its figures show what was fitted since;
 - `blind23`: 400 texts written the same way by two helpers after the twenty-sixth round's rules were final
   (2026-12-06): never read, never trained; kept unread until the twenty-seventh round, then measured once on its
-  shipped rules and on the rules before the round (README); in the default `--split` list since;
+  shipped rules and on the rules before the round (README); in the default `--split` list since; then used with the
+  other never-trained splits to judge a second candidate (E11, not chosen);
 - `blind24`: 398 texts written the same way by two helpers during the twenty-seventh round, after its lexicon patterns
   were written (2026-12-06; two texts equal to earlier or trained ones dropped): never read, never measured, never trained; kept
   for a later round (`KEPT_UNREAD`);
