@@ -61,13 +61,12 @@ print(json.dumps([rx.ALPHABET.version, stored.version()]), file=sys.stderr)
 """
 
 
-# The programs built from the sources alone, as `python -m scanner.rx` builds them (its environment: nothing stored,
-# no pack cache), written where the test says.
+# The programs built from the sources alone and written by what `python -m scanner.rx` runs (`stored.write`, in its
+# environment: nothing stored, no pack cache), where the test says.
 _BUILD = r"""
 from pathlib import Path
 from scanner.rx import stored
-from scanner.atomic import atomic_write_bytes
-atomic_write_bytes(Path(OUT), stored.encode(stored.render(stored.build())))
+stored.write(Path(OUT))
 """
 
 

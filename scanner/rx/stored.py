@@ -263,10 +263,17 @@ def render(data: dict) -> str:
     return json.dumps(data, ensure_ascii=True, separators=(",", ":"), sort_keys=True) + "\n"
 
 
-def main() -> None:
+def write(out: Path = FILE) -> dict:
+    """Build (as `build()`, so with the ENV variable at 0 set before the first compile) and write the programs file at `out`
+    atomically; return what was written."""
     from scanner.atomic import atomic_write_bytes
 
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else FILE
     data = build()
     atomic_write_bytes(out, encode(render(data)))
+    return data
+
+
+def main() -> None:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else FILE
+    data = write(out)
     print(f"{out}: {len(data['patterns'])} patterns, {data['alphabet']['count']} atoms")
