@@ -75,9 +75,9 @@ def test_no_fork_computes_here():
 @pytest.mark.parametrize("cases", [None, "- id: c1\n  category: a\n  web_role: required\n", "- id: [\n", "{}\n",
                                    "- id: c1\n  web_role: maybe\n", b"\xff\xfe"])
 def test_the_tree_read_from_the_child_is_the_tree_read_here(tmp_path, cases):
-    """judgments.yaml and cases.yaml parsed in a child (`tree_yaml`) give the tree, problems and their order,
-    that reading them here gives: missing, invalid, undecodable or wrongly shaped files included."""
-    from scanner.score.inputs import read_tree, tree_yaml
+    """judgments.yaml parsed in a child (`judgments_yaml`) gives the tree, problems and their order, that
+    reading it here gives: missing, invalid, undecodable or wrongly shaped files included."""
+    from scanner.score.inputs import judgments_yaml, read_tree
 
     golden = tmp_path / "golden"
     golden.mkdir()
@@ -85,7 +85,7 @@ def test_the_tree_read_from_the_child_is_the_tree_read_here(tmp_path, cases):
         (golden / "cases.yaml").write_bytes(cases if isinstance(cases, bytes) else cases.encode())
     (golden / "judgments.yaml").write_text("c1:\n  https://a/1: {supports: true}\n  https://a/2: {group: g}\nc9: {}\n")
     here = read_tree(tmp_path)
-    with Prefetch(tree_yaml, tmp_path, fork=True) as pending:
+    with Prefetch(judgments_yaml, tmp_path, fork=True) as pending:
         there = read_tree(tmp_path, parsed=pending)
     assert [(p.path, p.message) for p in there.problems] == [(p.path, p.message) for p in here.problems]
     assert list(there.cases) == list(here.cases) and list(there.judgments) == list(here.judgments)

@@ -95,23 +95,14 @@ def judgments_yaml(root: Path) -> tuple[object, list[Problem]]:
     return _yaml(root / "golden" / "judgments.yaml", problems, "golden/judgments.yaml"), problems
 
 
-def tree_yaml(root: Path) -> tuple:
-    """The tree's two large YAML files parsed: (`judgments_yaml(root)`, `golden_yaml(root)`)."""
-    return judgments_yaml(root), golden_yaml(root)
-
-
 def read_tree(root: Path, parsed=None) -> TreeInputs:
-    """The tree's inputs. `parsed`: a `scanner.score.prefetch.Prefetch` of `tree_yaml(root)` started earlier
-    (the scorer parses judgments.yaml and cases.yaml in a child while it reads the run), else they are parsed
-    here. Either way the same data, read in the same order."""
+    """The tree's inputs. `parsed`: a `scanner.score.prefetch.Prefetch` of `judgments_yaml(root)` started
+    earlier (the scorer parses judgments.yaml, the largest file, in a child while it reads the run and then
+    cases.yaml), else it is parsed here. Either way the same data, read in the same order."""
     if not root.is_dir():
         raise ScoreInputError(f"{root}: fixture root is not a directory")
     ti = TreeInputs(root=root)
-    if parsed is not None:
-        (jud, jud_problems), golden = parsed.result()
-    else:
-        golden = golden_yaml(root)
-    gs = read_golden(root, golden)
+    gs = read_golden(root, golden_yaml(root))
     for err in gs.errors:
         ti.problems.append(Problem("golden/cases.yaml", err.removeprefix("golden/cases.yaml ").removeprefix(": ")))
     for c in gs.cases:
@@ -130,8 +121,7 @@ def read_tree(root: Path, parsed=None) -> TreeInputs:
     elif fam is not None:
         ti.problems.append(Problem("golden/families.yaml", "must map a family to a list of host suffixes"))
 
-    if parsed is None:
-        jud, jud_problems = judgments_yaml(root)
+    jud, jud_problems = parsed.result() if parsed is not None else judgments_yaml(root)
     ti.problems.extend(jud_problems)
     if isinstance(jud, dict):
         for case, urls in jud.items():
