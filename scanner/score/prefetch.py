@@ -53,6 +53,7 @@ class Prefetch:
         self._done = False
         self._value: Any = None
         self.from_child = False               # whether `result()` came from the child (tests read it)
+        self.started = False                  # whether a child was started
         if fork and _can_fork():
             self._start()
 
@@ -82,6 +83,7 @@ class Prefetch:
                 os._exit(code)
         os.close(w)
         self._pid, self._fd = pid, r
+        self.started = True
 
     def result(self) -> Any:
         if self._done:
