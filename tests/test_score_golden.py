@@ -43,7 +43,6 @@ def test_score_outputs_are_byte_identical(tmp_path, monkeypatch, in_child):
     monkeypatch.setattr(report, "Prefetch", Watched)
     monkeypatch.setattr(report, "PREFETCH_MIN_BYTES", 0 if in_child else 1 << 40)
     monkeypatch.setattr(report, "RENDER_IN_CHILD_MIN_CASES", 0 if in_child else 1 << 40)
-    monkeypatch.setattr(report, "SPLIT_MIN_RECORDS", 0 if in_child else 1 << 40)
     monkeypatch.setenv("CENTINELA_CACHE_DIR", str(tmp_path / "cache"))    # cold: the YAML is parsed
     monkeypatch.chdir(tmp_path)          # relative paths: the report names `tree` and `run`, not the tmp dir
     build(Path("."), 240)
@@ -52,8 +51,8 @@ def test_score_outputs_are_byte_identical(tmp_path, monkeypatch, in_child):
     written = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted((tmp_path / "out").iterdir())}
     assert written == GOLDEN
     assert hashlib.sha256(proc.stdout.encode("utf-8")).hexdigest() == GOLDEN_STDOUT, proc.stdout
-    # the children were used (judgments' YAML; the prompt-injection documents' scan and some providers'
-    # evaluations; report.md/html), a fork being possible here
+    # the children were used (judgments' YAML, the prompt-injection documents' scan, report.md/html), a fork
+    # being possible here
     assert forked == ([True, True, True] if in_child else [])
     # and each child's answer was the one used (none failed and left the work to this process)
     assert answered == ([True, True, True] if in_child else [False, False])

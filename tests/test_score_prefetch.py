@@ -91,3 +91,29 @@ def test_the_tree_read_from_the_child_is_the_tree_read_here(tmp_path, cases):
     assert list(there.cases) == list(here.cases) and list(there.judgments) == list(here.judgments)
     assert {c: sorted(j) for c, j in there.judgments.items()} == {c: sorted(j) for c, j in here.judgments.items()}
     assert here.problems                # every variant has something to report (c9, the bad URL, the cases)
+
+
+def test_prescanned_documents_are_the_documents_scanned_here(tmp_path):
+    """`containment.prescan` (run in a child by the scorer) gives each prompt-injection document exactly what
+    scanning it here gives; `InjectionDocs` takes a prescanned document only for the same path and case."""
+    import dataclasses
+
+    from scanner.fixtures.tree import read_manifest
+    from scanner.score.containment import InjectionDocs, prescan
+    from tests.scoregolden import build
+
+    build(tmp_path, 40)
+    root = tmp_path / "tree"
+    entries = read_manifest(root).entries
+    here = InjectionDocs(root, entries)
+    ahead = prescan(root)
+    assert ahead and sorted(ahead) == sorted(here.entries) and any(sd.findings for sd in ahead.values())
+    for rel, sd in ahead.items():
+        mine = here.scanned(rel)
+        assert (sd.path, sd.case, sd.error) == (mine.path, mine.case, mine.error)
+        assert [f.to_json() for f in sd.findings] == [f.to_json() for f in mine.findings]
+        assert repr(sd.untrusted) == repr(mine.untrusted)
+    rel = sorted(ahead)[0]
+    moved = {rel: dataclasses.replace(ahead[rel], case="another"), **{r: s for r, s in ahead.items() if r != rel}}
+    docs = InjectionDocs(root, entries, moved)
+    assert rel not in docs._scanned and all(r in docs._scanned for r in ahead if r != rel)

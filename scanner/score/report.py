@@ -7,7 +7,6 @@ the problems met on the way (a bad record, a case the run lacks), each naming it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from dataclasses import fields as dataclass_fields
 from pathlib import Path
 
 from scanner import TOOL_NAME, __version__
@@ -17,7 +16,7 @@ from scanner.score.gates import disqualification_reasons, gate_block, partial_vi
 from scanner.score.inputs import (Problem, ScoreInputError, TreeInputs, dump_json, judgments_yaml, read_run,
                                    read_tree)
 from scanner.score.prefetch import Prefetch
-from scanner.score.metrics import CaseEval, ClaimEval, aggregate, evaluate_case, set_recall
+from scanner.score.metrics import CaseEval, aggregate, evaluate_case, set_recall
 from scanner.score.relevance import CaseRelevance, Families, as_date
 from scanner.yamlsafe import gc_paused
 
@@ -98,16 +97,13 @@ def _worth_prefetching(*paths: Path) -> bool:
 
 
 def _evaluate(ri, ti: TreeInputs, families: Families, store: ArtifactStore, run_date, captures: dict,
-              providers: list[str]) -> dict[str, tuple[dict[str, CaseEval], list[Problem]]]:
-    """Each of these providers' records evaluated, by case, with the problems met (a record whose case the
-    golden set lacks is not scored), in the run's order."""
-    out = {}
+              problems: list[Problem]) -> dict[str, dict[str, CaseEval]]:
+    """Every record's case evaluation, by provider and case, in the run's order; a record whose case the golden
+    set lacks is a problem, not scored."""
+    evals: dict[str, dict[str, CaseEval]] = {}
     relevance: dict[str, CaseRelevance] = {}      # one per case, shared by the providers (it depends on the case only)
-    for provider in providers:
-        records = ri.records[provider]
-        bucket: dict[str, CaseEval] = {}
-        problems: list[Problem] = []
-        out[provider] = bucket, problems
+    for provider, records in ri.records.items():
+        bucket = evals[provider] = {}
         for case_id in sorted(records):
             rec = records[case_id]
             case = ti.cases.get(case_id)
@@ -126,70 +122,7 @@ def _evaluate(ri, ti: TreeInputs, families: Families, store: ArtifactStore, run_
             bucket[case_id] = ev
             for note in ev.notes:
                 problems.append(Problem(ri.record_paths[(provider, case_id)], note))
-    return out
-
-
-_EVAL_FIELDS = tuple(f.name for f in dataclass_fields(CaseEval) if f.name != "calls")
-
-
-def _evaluate_packed(ri, ti: TreeInputs, families: Families, store: ArtifactStore, run_date, captures: dict,
-                     providers: list[str]) -> dict:
-    """`_evaluate` as plain data a child sends with marshal: each evaluation a tuple of its fields but `calls`
-    (date-times, which marshal does not take; the parent has the records to take them from), each claim's
-    evaluation a tuple, each problem a (path, message) pair."""
-    packed = {}
-    for provider, (bucket, problems) in _evaluate(ri, ti, families, store, run_date, captures, providers).items():
-        evals = []
-        for ev in bucket.values():
-            values = [getattr(ev, name) for name in _EVAL_FIELDS]
-            values[_CLAIMS_AT] = [(c.id, c.citable, c.reason) for c in ev.claims]
-            evals.append(tuple(values))
-        packed[provider] = evals, [(p.path, p.message) for p in problems]
-    return packed
-
-
-_CLAIMS_AT = _EVAL_FIELDS.index("claims")
-
-
-def _unpack(ri, packed: dict) -> dict[str, tuple[dict[str, CaseEval], list[Problem]]]:
-    out = {}
-    for provider, (evals, problems) in packed.items():
-        records = ri.records[provider]
-        bucket = {}
-        for values in evals:
-            ev = CaseEval(**dict(zip(_EVAL_FIELDS, values)))
-            ev.claims = [ClaimEval(*c) for c in ev.claims]
-            ev.calls = [(c.op, c.latency_ms, c.at) for c in records[ev.case].calls]
-            bucket[ev.case] = ev
-        out[provider] = bucket, [Problem(path, message) for path, message in problems]
-    return out
-
-
-def _child_share(root: Path, ri, ti: TreeInputs, families: Families, store: ArtifactStore, run_date, captures: dict,
-                 providers: list[str]) -> tuple[dict, dict]:
-    """What a child does while the scorer evaluates: (`prescan(root)`, `_evaluate_packed(...)` of `providers`)."""
-    return prescan(root), _evaluate_packed(ri, ti, families, store, run_date, captures, providers)
-
-
-SPLIT_MIN_RECORDS = 5_000        # a run this large has some providers evaluated in a child (forking costs a few ms)
-CHILD_SHARE_PERCENT = 35         # of the records at most: the child also scans the prompt-injection documents
-
-
-def _split(ri) -> tuple[list[str], list[str]]:
-    """The providers evaluated here and those evaluated in a child: the child takes whole providers, from the
-    last, while its share of the records stays under CHILD_SHARE_PERCENT (it also scans the prompt-injection
-    documents; this process unpacks its answer)."""
-    providers = list(ri.records)
-    total = sum(len(r) for r in ri.records.values())
-    there: list[str] = []
-    taken = 0
-    for provider in reversed(providers[1:]):
-        n = len(ri.records[provider])
-        if (taken + n) * 100 >= total * CHILD_SHARE_PERCENT:
-            break
-        there.insert(0, provider)
-        taken += n
-    return [p for p in providers if p not in there], there
+    return evals
 
 
 def score(root: Path, run_dir: Path) -> ScoreOutput:
@@ -218,23 +151,14 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
     captures = _capture_dates(ti)
     artificial = ri.info.mode == "replay"
 
-    # A child scans the tree's prompt-injection documents (containment.prescan) and evaluates some providers
-    # while this process evaluates the others, which left the second core idle (the same documents, findings,
-    # renderings and evaluations, unpacked here).
-    n_records = sum(len(r) for r in ri.records.values())
-    here, there = _split(ri) if n_records >= SPLIT_MIN_RECORDS else (list(ri.records), [])
-    args = (ri, ti, families, store, run_date, captures)
-    if large or there:
-        with Prefetch(_child_share, root, *args, there) as theirs:
-            done = _evaluate(*args, here)
-            scanned, packed = theirs.result()
-        done.update(_unpack(ri, packed))
-    else:
-        done, scanned = _evaluate(*args, here), None
-    evals: dict[str, dict[str, CaseEval]] = {}
-    for provider in ri.records:                   # in the run's order, as one loop over all of them gave
-        evals[provider], found = done[provider]
-        problems.extend(found)
+    # A child scans the tree's prompt-injection documents (containment.prescan: the same documents, findings and
+    # renderings) while this process evaluates the cases, which leaves the second core idle. (A child evaluating
+    # some of the providers as well was measured and not kept: the copy-on-write faults of two processes touching
+    # the same records cost what the split saved, and with 45 % of the records in the child the bench's run took
+    # 3.75 s against 3.40-3.45 s.)
+    with Prefetch(prescan, root, fork=large) as prescanned:
+        evals = _evaluate(ri, ti, families, store, run_date, captures, problems)
+        scanned = prescanned.result() if prescanned.started else None
     pool_sizes = set_recall(evals)
 
     inj = InjectionDocs(root, ti.entries, scanned)
