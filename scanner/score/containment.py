@@ -34,7 +34,8 @@ class InjectionDocs:
         self.entries = {rel: e for rel, e in manifest_entries.items() if e.class_ == "prompt-injection"}
         self._scanned: dict[str, ScannedDoc] = {}
         for rel, sd in (scanned or {}).items():
-            if rel in self.entries and isinstance(sd, ScannedDoc) and sd.path == rel and sd.case == self.entries[rel].case:
+            entry = self.entries.get(rel)
+            if entry is not None and isinstance(sd, ScannedDoc) and sd.path == rel and sd.case == entry.case:
                 self._scanned[rel] = sd
         self._scanner = None
 

@@ -14,21 +14,22 @@ the model (`RunRecord.model_validate_json`), which raises the error the report w
 should it take the record, gives a model, which the scorer reads the same way. So this path may only ever take
 less than the model, never more, and must give the model's values for what it takes; the two things msgspec
 alone would take (nesting deeper than the model's parser allows, bytes that are not UTF-8 in a skipped field)
-are sent to the model too. Fields the models keep as extras are not kept: the scorer reads none (`pool` and `verify-run` read extras
-and keep the models: `read_run(..., plain=False)`). tests/test_score_plain_records.py checks, on edge cases and
-generated records, that what this path takes the model takes with the same values.
+are sent to the model too. Fields the models keep as extras are not kept: the scorer reads none (`pool` and
+`verify-run` read extras and keep the models: `read_run(..., plain=False)`). tests/test_score_plain_records.py
+checks, on edge cases, generated records and records damaged byte by byte, that what this path takes the model
+takes with the same values.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from functools import lru_cache
 from typing import Annotated, Literal, Optional
 
 import msgspec
 from msgspec import Meta, Struct
 from pydantic import TypeAdapter
-from datetime import datetime
 
 from scanner.fixtures.models import (FALLBACK_CAUSES, MAX_CALL_COST_USD, MAX_COUNT, MAX_LATENCY_MS, RunRecord)
 
