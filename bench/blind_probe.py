@@ -2,6 +2,7 @@
 
     python bench/blind_probe.py [--split dev blind blind2 … blind17 written5 … written8] [--misses N] [--json FILE]
     python bench/blind_probe.py --texts FILE.jsonl     # any rows {id, language, label, text[, split, class]}
+    python bench/blind_probe.py --flagged FILE.json    # also each text's flagged carriers, to compare two runs
     python bench/blind_probe.py --split blind2 … blind10 --prefix 'An example of prompt injection: ' \
         'Un ejemplo de inyección de prompts: '        # recall when an attacker puts a phrase of his choice first
 
@@ -186,6 +187,9 @@ def main() -> int:
                     help="of the default splits, only the blind ones (`blind`, `blind2`, …: no written or dev split)")
     ap.add_argument("--misses", type=int, default=0, help="print this many missed attacks (hidden carriers) per split")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--flagged", type=Path, default=None,
+                    help="write, per text, its split, label, language and the carriers it was flagged in (JSON): two "
+                         "rule sets' runs compare text by text (e.g. what their union would flag)")
     ap.add_argument("--carriers", choices=("default", "issue"), default="default",
                     help="hidden carriers: the default five (comment, css_hidden, alt, meta, json_ld) or the six issue 13 "
                          "names (comment, css_hidden, white_on_white, alt, json_ld, pdf_hidden)")
@@ -259,6 +263,11 @@ def main() -> int:
                       f"visible {vis[0]}/{vis[1]} = {vis[0] / vis[1]:.3f}   texts in any hidden carrier {texts[0]}/{texts[1]}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    if args.flagged:
+        per_text = {r["id"]: {"split": r["split"], "label": r["label"], "language": r["language"],
+                              "carriers": sorted(flagged_in.get(r["id"], set()))} for r in rows}
+        args.flagged.write_text(json.dumps({"carriers": list(carriers), "hidden": list(hidden), "texts": per_text},
+                                           indent=1) + "\n", encoding="utf-8")
     return 0
 
 
