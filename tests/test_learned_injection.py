@@ -320,9 +320,11 @@ def test_threshold_probabilities_stay_strictly_between_0_and_1():
 
 
 def test_the_blind_split_never_trains():
-    """corpus/blind/'s `blind15` … `blind24`, `written8` and `written9` splits are the estimates (bench/blind_probe.py): none of
-    their texts may reach the trainer, from that file or from another one that happens to hold the same text
-    (compared as the trainer reads a text: unwrapped, whitespace collapsed, case folded). `dev` and the older splits
+    """corpus/blind/'s `blind15` … `blind24`, `written8` and `written9` splits are the estimates (bench/blind_probe.py): none
+    of their attacks may reach the trainer, from that file or from another one that happens to hold the same text
+    (compared as the trainer reads a text: unwrapped, whitespace collapsed, case folded), and no text at all of
+    `blind23`, `blind24` and `written9`. Of `blind15` … `blind22` and `written8` (BENIGN_TRAINING_SPLITS, measured and
+    read) the benign texts train since the twenty-eighth round, every one of them. `dev` and the older splits
     (TRAINING_SPLITS: `blind` … `blind14`, `written5` … `written7`) train, every one of their texts."""
     from scanner.training import sources as S
 
@@ -334,20 +336,28 @@ def test_the_blind_split_never_trains():
                 "blind24", "written8", "written9")
     assert S.TRAINING_SPLITS == ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9",
                                  "blind10", "blind11", "blind12", "blind13", "blind14", "written5", "written6", "written7")
+    assert S.BENIGN_TRAINING_SPLITS == ("blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21",
+                                        "blind22", "written8")
     assert {r["split"] for r in blind} == {"dev", *S.TRAINING_SPLITS, *measured}
     for p in S.blind_files():                   # a row's split is its file's
         assert {r["split"] for r in S.jsonl_rows(p)} == {p.stem}, p.name
-    never = [r for r in blind if r["split"] in measured]
-    assert all(sum(r["split"] == split for r in never) >= 100 for split in measured)
+    never = [r for r in blind if r["split"] in measured
+             and (r["split"] not in S.BENIGN_TRAINING_SPLITS or r["label"] == "injection")]
+    assert all(sum(r["split"] == split for r in never) >= 100 for split in ("blind23", "blind24", "written9"))
+    assert all(sum(r["split"] == split for r in never) >= 50 for split in S.BENIGN_TRAINING_SPLITS)
     trained = S.written_texts()
     assert trained and {t.source for t in trained} == {"es-written", "en-written"}
     assert not {key(t.text) for t in trained} & {key(r["text"]) for r in never}
     assert {t.ident for t in trained}.isdisjoint({r["id"] for r in never})
-    # every text of the splits that train reaches the trainer, once, in its language's source
-    taught = [r for r in blind if r["split"] in S.TRAINING_SPLITS]
+    # every text of the splits that train (the benign ones alone of the benign-only splits) reaches the trainer,
+    # once, in its language's source, with its label
+    taught = [r for r in blind if r["split"] in S.TRAINING_SPLITS
+              or (r["split"] in S.BENIGN_TRAINING_SPLITS and r["label"] != "injection")]
+    assert sum(r["split"] in S.BENIGN_TRAINING_SPLITS for r in taught) >= 1_500
     by_id = {t.ident: t for t in trained}
     assert all(r["id"] in by_id for r in taught)
     assert all(by_id[r["id"]].source == ("en-written" if r["language"] == "en" else "es-written") for r in taught)
+    assert all(by_id[r["id"]].label == int(r["label"] == "injection") for r in taught)
 
 
 def test_a_written_text_that_is_one_attribute_trains_as_its_value():
