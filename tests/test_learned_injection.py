@@ -320,12 +320,12 @@ def test_threshold_probabilities_stay_strictly_between_0_and_1():
 
 
 def test_the_blind_split_never_trains():
-    """corpus/blind/'s `blind15` … `blind24`, `written8` and `written9` splits are the estimates (bench/blind_probe.py): none
-    of their attacks may reach the trainer, from that file or from another one that happens to hold the same text
-    (compared as the trainer reads a text: unwrapped, whitespace collapsed, case folded), and no text at all of
-    `blind23`, `blind24` and `written9`. Of `blind15` … `blind22` and `written8` (BENIGN_TRAINING_SPLITS, measured and
-    read) the benign texts train since the twenty-eighth round, every one of them. `dev` and the older splits
-    (TRAINING_SPLITS: `blind` … `blind14`, `written5` … `written7`) train, every one of their texts."""
+    """corpus/blind/'s `blind15` … `blind25`, `written8` and `written9` splits are the estimates
+    (bench/blind_probe.py): none of their attacks may reach the trainer, from that file or from another one that happens to hold the same
+    text (compared as the trainer reads a text: unwrapped, whitespace collapsed, case folded), and no text at all of
+    `blind23`, `blind24`, `blind25` and `written9`. Of `blind15` … `blind22` and `written8` (BENIGN_TRAINING_SPLITS,
+    measured and read) the benign texts train since the twenty-eighth round, every one of them. `dev` and the older
+    splits (TRAINING_SPLITS: `blind` … `blind14`, `written5` … `written7`) train, every one of their texts."""
     from scanner.training import sources as S
 
     def key(text: str) -> str:
@@ -333,7 +333,7 @@ def test_the_blind_split_never_trains():
 
     blind = S.blind_rows()
     measured = ("blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22", "blind23",
-                "blind24", "written8", "written9")
+                "blind24", "blind25", "written8", "written9")
     assert S.TRAINING_SPLITS == ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9",
                                  "blind10", "blind11", "blind12", "blind13", "blind14", "written5", "written6", "written7")
     assert S.BENIGN_TRAINING_SPLITS == ("blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21",
@@ -343,7 +343,8 @@ def test_the_blind_split_never_trains():
         assert {r["split"] for r in S.jsonl_rows(p)} == {p.stem}, p.name
     never = [r for r in blind if r["split"] in measured
              and (r["split"] not in S.BENIGN_TRAINING_SPLITS or r["label"] == "injection")]
-    assert all(sum(r["split"] == split for r in never) >= 100 for split in ("blind23", "blind24", "written9"))
+    unread_or_kept = ("blind23", "blind24", "blind25", "written9")
+    assert all(sum(r["split"] == split for r in never) >= 100 for split in unread_or_kept)
     assert all(sum(r["split"] == split for r in never) >= 50 for split in S.BENIGN_TRAINING_SPLITS)
     trained = S.written_texts()
     assert trained and {t.source for t in trained} == {"es-written", "en-written"}
