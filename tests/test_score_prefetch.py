@@ -106,7 +106,7 @@ def test_prescanned_documents_are_the_documents_scanned_here(tmp_path):
     root = tmp_path / "tree"
     entries = read_manifest(root).entries
     here = InjectionDocs(root, entries)
-    ahead = prescan(root)
+    ahead = prescan(root, entries)
     assert ahead and sorted(ahead) == sorted(here.entries) and any(sd.findings for sd in ahead.values())
     for rel, sd in ahead.items():
         mine = here.scanned(rel)

@@ -28,8 +28,8 @@ class ScannedDoc:
 
 class InjectionDocs:
     def __init__(self, root: Path, manifest_entries: dict, scanned: dict[str, ScannedDoc] | None = None):
-        """`scanned`: documents `prescan(root)` scanned already (in a child, while the scorer read the run); one
-        is used when the manifest read here gives it the same case, any other is scanned here."""
+        """`scanned`: documents `prescan` scanned already (in a child, while the scorer evaluated the cases); one is
+        used when these entries give it the same path and case, any other is scanned here."""
         self.root = root
         self.entries = {rel: e for rel, e in manifest_entries.items() if e.class_ == "prompt-injection"}
         self._scanned: dict[str, ScannedDoc] = {}
@@ -98,14 +98,13 @@ class InjectionDocs:
         return out
 
 
-def prescan(root: Path) -> dict[str, ScannedDoc]:
-    """Every prompt-injection document of the tree's manifest, scanned: what `InjectionDocs.scanned` gives for
-    each. The scorer runs it in a child while it reads the run (building the injection scanner and scanning
-    the bench's two documents cost 0.35 s). A document whose scan raises is left out: the scorer scans it
-    again when it judges it, and meets the same error there, as without this."""
-    from scanner.fixtures.tree import read_manifest
-
-    docs = InjectionDocs(root, read_manifest(root).entries)
+def prescan(root: Path, manifest_entries: dict) -> dict[str, ScannedDoc]:
+    """Every prompt-injection document of these manifest entries (the tree's, as the scorer read them), scanned:
+    what `InjectionDocs.scanned` gives for each. The scorer runs it in a child while it evaluates the cases
+    (building the injection scanner and scanning the bench's two documents cost 0.35 s). A document whose scan
+    raises is left out: the scorer scans it again when it judges it, and meets the same error there, as without
+    this."""
+    docs = InjectionDocs(root, manifest_entries)
     out = {}
     for rel in sorted(docs.entries):
         try:

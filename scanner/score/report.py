@@ -156,7 +156,7 @@ def _score(root: Path, run_dir: Path) -> ScoreOutput:
     # some of the providers as well was measured and not kept: the copy-on-write faults of two processes touching
     # the same records cost what the split saved, and with 45 % of the records in the child the bench's run took
     # 3.75 s against 3.40-3.45 s.)
-    with Prefetch(prescan, root, fork=large) as prescanned:
+    with Prefetch(prescan, root, ti.entries, fork=large) as prescanned:
         evals = _evaluate(ri, ti, families, store, run_date, captures, problems)
         scanned = prescanned.result() if prescanned.started else None
     pool_sizes = set_recall(evals)

@@ -183,12 +183,10 @@ def written_texts() -> list[Text]:
     `bench/blind_probe.py` measures on it."""
     es = [r for p in written_files("es") for r in jsonl_rows(p)]
     en = [r for p in written_files("en") for r in jsonl_rows(p)]
-    for split in TRAINING_SPLITS:               # the attacks of `blind15` … and `written8` never train
+    for split in TRAINING_SPLITS + BENIGN_TRAINING_SPLITS:
+        whole = split in TRAINING_SPLITS        # else its benign texts only: hard negatives, never its attacks
         for r in jsonl_rows(BLIND_DIR / f"{split}.jsonl"):
-            (en if r.get("language") == "en" else es).append(r)
-    for split in BENIGN_TRAINING_SPLITS:         # their benign texts only: hard negatives, never their attacks
-        for r in jsonl_rows(BLIND_DIR / f"{split}.jsonl"):
-            if r.get("label") != "injection":
+            if whole or r.get("label") != "injection":
                 (en if r.get("language") == "en" else es).append(r)
     es += [json.loads(line) for line in blind_dev_lines()]
     return [Text(unwrap(r["text"]), int(r["label"] == "injection"), source, r.get("language", "es"), r["id"])
