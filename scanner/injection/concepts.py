@@ -200,11 +200,6 @@ _PHRASE_FIRST: dict[str, list[tuple[tuple[str, ...], int]]] = {}
 for _p, _c in sorted(_PHRASES.items(), key=lambda kv: -len(kv[0].split())):
     _ws = tuple(_p.split())
     _PHRASE_FIRST.setdefault(_ws[0], []).append((_ws, _ID[_c]))
-_PHRASE_STARTS = frozenset(_PHRASE_FIRST)
-# any phrase as consecutive whole words of a text's words joined by single spaces (a phrase none of whose words
-# is a word of WORD_RX could never match a run of words; it is left out)
-_PHRASE_RX = re.compile(" (?:" + "|".join(re.escape(p) for p in sorted(_PHRASES, key=len, reverse=True)
-                                         if all(re.fullmatch(r"[^\W_]+", w) for w in p.split())) + ") ")
 WORD_RX = re.compile(r"[^\W_]+")
 SPAN = 4                       # pairs and triples are drawn from this many consecutive concepts…
 MAX_WORDS = 7                  # …at most this many words apart
@@ -232,18 +227,6 @@ def concept_of(word: str) -> int:
 def sequence(prepared: str) -> list[tuple[int, int]]:
     """(concept id, word position) of a prepared text, phrases folded."""
     words = WORD_RX.findall(prepared)
-    if not holds_phrase(words):                # most texts: each word alone, memo first — what the walk gives then
-        get = _MEMO.get
-        return [(c, i) for i, c in enumerate([get(w) if w in _MEMO else concept_of(w) for w in words]) if c >= 0]
-    return _sequence_with_phrases(words)
-
-
-def holds_phrase(words: list[str]) -> bool:
-    """Whether some phrase stands in `words` as consecutive whole words (the walk folds only then)."""
-    return not _PHRASE_STARTS.isdisjoint(words) and _PHRASE_RX.search(" " + " ".join(words) + " ") is not None
-
-
-def _sequence_with_phrases(words: list[str]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     i = 0
     n = len(words)
