@@ -27,17 +27,18 @@ def load(path: Path) -> dict:
 def tally(texts: dict, flags_of, hidden: list[str], splits: set[str] | None) -> dict:
     """hidden/visible found over attacks, benign texts flagged in some hidden carrier, with their totals."""
     t = {"hidden": [0, 0], "visible": [0, 0], "benign": [0, 0]}
+    hidden_set = set(hidden)
     for tid, row in texts.items():
         if splits is not None and row["split"] not in splits:
             continue
         flagged = flags_of(tid)
         if row["label"] == "injection":
-            t["hidden"][0] += len(flagged & set(hidden))
+            t["hidden"][0] += len(flagged & hidden_set)
             t["hidden"][1] += len(hidden)
             t["visible"][0] += "visible" in flagged
             t["visible"][1] += 1
         else:
-            t["benign"][0] += bool(flagged & set(hidden))
+            t["benign"][0] += bool(flagged & hidden_set)
             t["benign"][1] += 1
     return t
 
@@ -70,9 +71,10 @@ def main() -> int:
     for name, flags_of in (("A", fa.get), ("B", fb.get), ("A or B", lambda k: fa[k] | fb[k])):
         print(line(name, tally(texts, flags_of, hidden, splits)))
     if args.list:
+        hidden_set = set(hidden)
         for who, mine, other in (("A", fa, fb), ("B", fb, fa)):
             only = [k for k in sorted(texts) if (splits is None or texts[k]["split"] in splits)
-                    and (mine[k] - other[k]) & set(hidden)]
+                    and (mine[k] - other[k]) & hidden_set]
             print(f"  texts {who} alone flags in some hidden carrier: {len(only)}")
             for k in only[:args.list]:
                 print(f"    {k} ({texts[k]['label']})")
