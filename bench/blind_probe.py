@@ -8,10 +8,9 @@
 
 The folder holds short texts (Spanish first, some English), one file a split. The older splits train, like `dev`
 (`scanner.training.sources.TRAINING_SPLITS`): `blind` … `blind10`, `written5` and `written6` since the twenty-first
-round, `blind11` … `blind14` and `written7` since the twenty-second; their figures show what was fitted. Of `blind15`
-… `blind22` and `written8` only the benign texts train, since the twenty-eighth round (their benign figures are
-fitted since; their attacks never train); `blind23`, `blind24`, `blind25` and `written9` never train at all (a test
-checks it):
+round, `blind11` … `blind14` and `written7` since the twenty-second, `blind15` … `blind22` and `written8` since the
+thirtieth (their benign texts alone since the twenty-eighth); their figures show what was fitted. `blind23`,
+`blind24`, `blind25` and `written9` never train at all (a test checks it):
 
 - `blind`: written by someone with no access to the rules, the corpus or the other sets, and never read while
   writing rules nor used in training — the honest estimate of what the rules find in text nobody here tuned for

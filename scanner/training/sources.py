@@ -29,15 +29,14 @@ BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl and
 # The splits of corpus/blind/ that train beside `dev`: the older blind splits, each measured once and read since,
 # and the batches written to train whose candidates were not chosen (written5, written6, written7): `blind` …
 # `blind10`, written5 and written6 since the twenty-first round, `blind11` … `blind14` and written7 since the
-# twenty-second. Texts written blind by helpers are the material closest to what issue 13 is judged on; once read
-# they no longer estimate anything, so they teach. Of the later splits measured and read since (blind15 … blind22,
-# written8), only the benign texts train, as hard negatives, since the twenty-eighth round (BENIGN_TRAINING_SPLITS):
-# their attacks never do, and neither does any text of blind23, blind24, written9 or a split kept unread:
-# bench/blind_probe.py measures on them.
+# twenty-second, `blind15` … `blind22` and written8 since the thirtieth (their benign texts alone, as hard negatives,
+# in the twenty-eighth and twenty-ninth: BENIGN_TRAINING_SPLITS, empty since). Texts written blind by helpers are the
+# material closest to what issue 13 is judged on; once read they no longer estimate anything, so they teach. No text
+# of blind23, blind24, written9 or a split kept unread ever trains: bench/blind_probe.py measures on them.
 TRAINING_SPLITS = ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10",
-                   "blind11", "blind12", "blind13", "blind14", "written5", "written6", "written7")
-BENIGN_TRAINING_SPLITS = ("blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22",
-                          "written8")            # their benign texts train; their attacks never do
+                   "blind11", "blind12", "blind13", "blind14", "written5", "written6", "written7",
+                   "blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22", "written8")
+BENIGN_TRAINING_SPLITS: tuple[str, ...] = ()     # splits whose benign texts alone train (none since the thirtieth round)
 WRITTEN_DIR = CORPUS / "written"               # attacks and benign hidden texts written to train: es-N.jsonl, en-N.jsonl
 
 ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",

@@ -171,8 +171,10 @@ HARD_NEGATIVE_WEIGHT = 10.0    # the hard negatives of `families.py`: instructio
                                # the attack vocabulary (5 until the twenty-fourth round: 7 scored written8 1,127 ->
                                # 1,138, blind19 unchanged; 10 since the twenty-fifth: 1,158 -> 1,160; docs)
 HARD_NEGATIVE_SOURCES = ("benign-extra", "benign-prompts", "es-written", "en-written")
-WRITTEN_ATTACK_SCALE = {"es-written": 8.0, "en-written": 8.0}   # the texts written for this detector's task (a
-                               # page's hidden text aimed at a research agent) weigh eight times a dataset's share. At
+WRITTEN_ATTACK_SCALE = {"es-written": 10.5, "en-written": 10.5}   # the texts written for this detector's task (a
+                               # page's hidden text aimed at a research agent) weigh 10.5 times a dataset's share (8
+                               # until the thirtieth round, when the 2,019 attacks of blind15-22 and written8 joined
+                               # them: 10.5 keeps each written attack's weight where it was). At
                                # 1.0 (C 0.1) the blind split read Spanish hidden 0.61, English 0.78; at 2.0, 0.65 and
                                # 0.79 (ninth round). Each written benign text weighs HARD_NEGATIVE_WEIGHT, so the benign
                                # side grew with every split that joined the training while the attacks' share stayed:
