@@ -167,3 +167,13 @@ def test_short_and_long_texts_are_encoded_alike(text):
     short = ALPHABET.encode(text)
     assert len(short) == len(text)
     assert ALPHABET.encode(text * (256 // len(text) + 1)) == short * (256 // len(text) + 1)
+
+
+def test_one_pattern_object_however_the_call_spells_its_arguments():
+    # a pattern is translated and its programs written once: the defaults given or left out, flags as a RegexFlag
+    p = rx.compile(r"(?:uno|dos)\s+tres")
+    assert rx.compile(r"(?:uno|dos)\s+tres", 0, engine="re", max_mem=rx.DEFAULT_MAX_MEM) is p
+    q = rx.compile(r"cuatro\b", re.IGNORECASE)
+    assert rx.compile(r"cuatro\b", 2) is q and rx.compile(r"cuatro\b", re.I, max_mem=rx.DEFAULT_MAX_MEM) is q
+    assert rx.compile(r"(?:uno|dos)\s+tres", max_mem=rx.DEFAULT_MAX_MEM // 2) is not p
+    assert rx.compile(r"(?:uno|dos)\s+tres", engine="regex") is not p

@@ -604,10 +604,15 @@ def refresh() -> None:
         p._write()
 
 
-@lru_cache(maxsize=2048)
 def compile(pattern: str, flags: int = 0, *, engine: str = "re", max_mem: int = DEFAULT_MAX_MEM) -> Pattern:
-    """The pattern (Python syntax, meant as `engine` — "re" or "regex" — means it) as an RE2-run Pattern."""
+    """The pattern (Python syntax, meant as `engine` — "re" or "regex" — means it) as an RE2-run Pattern: one
+    object per (pattern, flags, engine, max_mem), however the call spells them (`max_mem` left out or given as
+    its default, flags as an int or a RegexFlag), so a pattern is translated and its programs written once."""
     if engine not in ("re", "regex"):
         raise ValueError("engine is 're' or 'regex'")
-    flags = int(flags)
+    return _compiled(pattern, int(flags), engine, max_mem)
+
+
+@lru_cache(maxsize=2048)
+def _compiled(pattern: str, flags: int, engine: str, max_mem: int) -> Pattern:
     return Pattern(pattern, flags, engine, max_mem, _stored.entry(pattern, flags, engine, max_mem))
