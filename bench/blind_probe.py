@@ -10,7 +10,7 @@ The folder holds short texts (Spanish first, some English), one file a split. Th
 (`scanner.training.sources.TRAINING_SPLITS`): `blind` … `blind10`, `written5` and `written6` since the twenty-first
 round, `blind11` … `blind14` and `written7` since the twenty-second, `blind15` … `blind22` and `written8` since the
 thirtieth (their benign texts alone since the twenty-eighth); their figures show what was fitted. `blind23`,
-`blind24`, `blind25`, `blind26` and `written9` never train at all (a test checks it):
+`blind24`, `blind25`, `blind26`, `blind27` and `written9` never train at all (a test checks it):
 
 - `blind`: written by someone with no access to the rules, the corpus or the other sets, and never read while
   writing rules nor used in training — the honest estimate of what the rules find in text nobody here tuned for
@@ -95,6 +95,11 @@ thirtieth (their benign texts alone since the twenty-eighth); their figures show
   dropped): never read (a near-duplicate check against the other
   splits printed the first words of five generic lines: a skip link, a robots meta tag, an ARCO notice, a
   screen-reader span, a prompt-leak request), never measured, never trained; kept for a later round (`KEPT_UNREAD`);
+- `blind27`: 409 texts written the same way by two helpers (one English, one Spanish: 115 attacks and 90 benign texts
+  asked of each) once the thirty-second round's candidates were fixed (2026-12-06; one benign text equal to an
+  earlier one dropped; a near-duplicate check printed the first words of three generic lines: an AI-assisted
+  writing note, a skip link, a machine-translation notice): never read, never measured, never trained; kept for a
+  later round (`KEPT_UNREAD`);
 - `written9`: 499 texts written the same way on 2026-12-06 to train a twenty-seventh-round candidate (subtle attacks
   that never name what they override, benign text in the same carriers); the candidate was not chosen (written8
   1,136 against the shipped 1,160), so they never trained; not read;
@@ -138,7 +143,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind26",)
+KEPT_UNREAD: tuple[str, ...] = ("blind26", "blind27")
 
 
 def default_splits(blind_only: bool = False) -> list[str]:

@@ -32,7 +32,7 @@ BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl and
 # twenty-second, `blind15` … `blind22` and written8 since the thirtieth (their benign texts alone, as hard negatives,
 # in the twenty-eighth and twenty-ninth: BENIGN_TRAINING_SPLITS, empty since). Texts written blind by helpers are the
 # material closest to what issue 13 is judged on; once read they no longer estimate anything, so they teach. No text
-# of blind23 … blind26, written9 or a split kept unread ever trains: bench/blind_probe.py measures on them.
+# of blind23 … blind27, written9 or a split kept unread ever trains: bench/blind_probe.py measures on them.
 TRAINING_SPLITS = ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10",
                    "blind11", "blind12", "blind13", "blind14", "written5", "written6", "written7",
                    "blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22", "written8")
