@@ -9,8 +9,8 @@
 The folder holds short texts (Spanish first, some English), one file a split. The older splits train, like `dev`
 (`scanner.training.sources.TRAINING_SPLITS`): `blind` … `blind10`, `written5` and `written6` since the twenty-first
 round, `blind11` … `blind14` and `written7` since the twenty-second, `blind15` … `blind22` and `written8` since the
-thirtieth (their benign texts alone since the twenty-eighth); their figures show what was fitted. `blind23`,
-`blind24`, `blind25`, `blind26`, `blind27` and `written9` never train at all (a test checks it):
+thirtieth (their benign texts alone since the twenty-eighth), `blind23` … `blind25` and `written9` since the
+thirty-second; their figures show what was fitted. `blind26` and `blind27` never train at all (a test checks it):
 
 - `blind`: written by someone with no access to the rules, the corpus or the other sets, and never read while
   writing rules nor used in training — the honest estimate of what the rules find in text nobody here tuned for
@@ -81,20 +81,19 @@ thirtieth (their benign texts alone since the twenty-eighth); their figures show
 - `blind23`: 400 texts written the same way by two helpers after the twenty-sixth round's rules were final
   (2026-12-06): never read, never trained; kept unread until the twenty-seventh round, then measured once on its
   shipped rules and on the rules before the round (README); in the default `--split` list since; then used with the
-  other never-trained splits to judge a second candidate (E11, not chosen);
+  other never-trained splits to judge a second candidate (E11, not chosen); trains since the thirty-second round;
 - `blind24`: 398 texts written the same way by two helpers during the twenty-seventh round, after its lexicon patterns
   were written (2026-12-06; two texts equal to earlier or trained ones dropped): never trained; kept unread until the
   twenty-eighth round's candidate was chosen, then measured once on it and on the rules before it (README); in the
-  default `--split` list since;
+  default `--split` list since; trains since the thirty-second round;
 - `blind25`: 397 texts written the same way by two helpers after the twenty-eighth round's rules were final
   (2026-12-06; one text equal to an earlier or trained one dropped): never read, never trained; kept unread until the
   thirty-first round, then measured once on the shipped rules, the rules it chose and the candidate it did not
-  (README); in the default `--split` list since;
+  (README); in the default `--split` list since; trains since the thirty-second round;
 - `blind26`: 396 texts written the same way by two helpers after the thirty-first round's rules were final
   (2026-12-06; 113 attacks and 87 benign texts a language asked; four benign texts equal to trained or earlier ones
-  dropped): never read (a near-duplicate check against the other
-  splits printed the first words of five generic lines: a skip link, a robots meta tag, an ARCO notice, a
-  screen-reader span, a prompt-leak request), never measured, never trained; kept for a later round (`KEPT_UNREAD`);
+  dropped): never trained; kept unread until the thirty-second round, then measured once on its shipped rules and
+  its two candidates, and chose between them (README); in the default `--split` list since;
 - `blind27`: 409 texts written the same way by two helpers (one English, one Spanish: 115 attacks and 90 benign texts
   asked of each) once the thirty-second round's candidates were fixed (2026-12-06; one benign text equal to an
   earlier one dropped; a near-duplicate check printed the first words of three generic lines: an AI-assisted
@@ -102,7 +101,8 @@ thirtieth (their benign texts alone since the twenty-eighth); their figures show
   later round (`KEPT_UNREAD`);
 - `written9`: 499 texts written the same way on 2026-12-06 to train a twenty-seventh-round candidate (subtle attacks
   that never name what they override, benign text in the same carriers); the candidate was not chosen (written8
-  1,136 against the shipped 1,160), so they never trained; not read;
+  1,136 against the shipped 1,160), so they did not train until the thirty-second round chose a candidate trained
+  with them (E28); not read;
 - `written5`: 793 texts written the same way to train the eleventh round; the candidates trained with them were not
   chosen, so the shipped model never trained on them: measured on it, its false positives read (error analysis);
 - `written6`: 795 texts written the same way on 2026-12-05 as the fourteenth round's second batch of training text
@@ -143,7 +143,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind26", "blind27")
+KEPT_UNREAD: tuple[str, ...] = ("blind27",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:

@@ -320,23 +320,24 @@ def test_threshold_probabilities_stay_strictly_between_0_and_1():
 
 
 def test_the_blind_split_never_trains():
-    """corpus/blind/'s `blind23` … `blind27` and `written9` splits are the estimates
-    (bench/blind_probe.py): none of their texts may reach the trainer, from that file or from another one that happens
-    to hold the same text (compared as the trainer reads a text: unwrapped, whitespace collapsed, case folded). `dev`
-    and the splits measured and read since (TRAINING_SPLITS: `blind` … `blind22`, `written5` … `written8`; the attacks
-    of `blind15` … `blind22` and `written8` since the thirtieth round, their benign texts since the twenty-eighth)
-    train, every one of their texts. No split trains its benign texts alone any more (BENIGN_TRAINING_SPLITS)."""
+    """corpus/blind/'s `blind26` and `blind27` splits are the estimates (bench/blind_probe.py): none of their texts
+    may reach the trainer, from that file or from another one that happens to hold the same text (compared as the
+    trainer reads a text: unwrapped, whitespace collapsed, case folded). `dev` and the splits measured and read since
+    (TRAINING_SPLITS: `blind` … `blind25`, `written5` … `written9`; the attacks of `blind15` … `blind22` and `written8`
+    since the thirtieth round, their benign texts since the twenty-eighth; `blind23` … `blind25` and `written9` since
+    the thirty-second) train, every one of their texts. No split trains its benign texts alone any more
+    (BENIGN_TRAINING_SPLITS)."""
     from scanner.training import sources as S
 
     def key(text: str) -> str:
         return " ".join(S.unwrap(text).split()).casefold()
 
     blind = S.blind_rows()
-    never_splits = ("blind23", "blind24", "blind25", "blind26", "blind27", "written9")
+    never_splits = ("blind26", "blind27")
     assert S.TRAINING_SPLITS == ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9",
                                  "blind10", "blind11", "blind12", "blind13", "blind14", "written5", "written6", "written7",
                                  "blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22",
-                                 "written8")
+                                 "written8", "blind23", "blind24", "blind25", "written9")
     assert S.BENIGN_TRAINING_SPLITS == ()
     assert {r["split"] for r in blind} == {"dev", *S.TRAINING_SPLITS, *never_splits}
     for p in S.blind_files():                   # a row's split is its file's
@@ -517,9 +518,10 @@ def test_css_hidden_text_is_judged_like_a_comment_without_a_gate(text):
     in_comment = [f for f in SCANNER.scan(load_bytes(comment, "c.html")) if f.rule_id == "INJ015"]
     in_css = [f for f in SCANNER.scan(load_bytes(_hidden_page(text), "h.html")) if f.rule_id == "INJ015"]
     assert in_comment and in_css and in_css[0].vector == "css_hidden"
-    # calibrated on its own training pages, against the same floors as a comment's: one page either side moves it a
-    # little (thirtieth round: 0.9966 against the comment's 0.9964; until then never above it); in logits
-    assert abs(LEARNED.threshold("css_hidden") - LEARNED.threshold("comment")) < 0.25
+    # calibrated on its own training pages, against the same floors as a comment's: never more than a page's worth
+    # above the comment's (thirtieth round: 0.9966 against 0.9964); below it when no benign CSS-hidden text scores as
+    # high as the comments do and the floors set it (thirty-second round: 0.9898 against 0.9977); in logits
+    assert LEARNED.threshold("css_hidden") - LEARNED.threshold("comment") < 0.25
     # the prefilter's screen sends the page on to the rule
     fast = Scanner(("injection",))
     assert fast.clean_page("h.html", _hidden_page(text)) is None
