@@ -518,10 +518,9 @@ def test_css_hidden_text_is_judged_like_a_comment_without_a_gate(text):
     in_comment = [f for f in SCANNER.scan(load_bytes(comment, "c.html")) if f.rule_id == "INJ015"]
     in_css = [f for f in SCANNER.scan(load_bytes(_hidden_page(text), "h.html")) if f.rule_id == "INJ015"]
     assert in_comment and in_css and in_css[0].vector == "css_hidden"
-    # calibrated on its own training pages, against the same floors as a comment's: never more than a page's worth
-    # above the comment's (thirtieth round: 0.9966 against 0.9964); below it when no benign CSS-hidden text scores as
-    # high as the comments do and the floors set it (thirty-second round: 0.9898 against 0.9977); in logits
-    assert LEARNED.threshold("css_hidden") - LEARNED.threshold("comment") < 0.25
+    # calibrated on its own training pages, against the same floors as a comment's: never stricter than a comment's
+    # (thirty-second round: 0.9898 against 0.9977; the thirtieth round's model alone was a page's worth above it)
+    assert LEARNED.threshold("css_hidden") <= LEARNED.threshold("comment")
     # the prefilter's screen sends the page on to the rule
     fast = Scanner(("injection",))
     assert fast.clean_page("h.html", _hidden_page(text)) is None
