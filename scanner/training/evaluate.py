@@ -81,6 +81,10 @@ PROMPT_BUDGET = 0.005           # at most this fraction of benign instruction-li
                                 # scored benign prose lower and 1 % let the CSS-hidden threshold down to 0.91; NotInject
                                 # then 2.95 %, over its 2 % bar; at 0.5 % it is 0.98 and NotInject 1.77 %)
 PROMPT_SOURCES = ("bipia-emails", "templates", "benign-extra", "benign-prompts")
+# The benign texts written blind (sources es-written, en-written: AI talk, notices about bots, instructions for
+# people) bound the cued thresholds only (CUED_WRITTEN_BUDGET) unless this is set: then at most this fraction of
+# their windows, out of fold, may reach a hidden group's plain threshold too (None: no such floor, as shipped).
+WRITTEN_BUDGET: float | None = None
 CALIBRATED = ("comment", "attribute", "meta", "json_ld", "css_hidden", "visible")
 
 
@@ -159,6 +163,7 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
     pages: set[str] = set()
     pos: dict[str, list[float]] = {g: [] for g in CALIBRATED}
     prompts: list[float] = []
+    written: list[float] = []
     for r, s, c in zip(material.rows, scores, cues_of):
         if r.label:
             if r.source != "templates":
@@ -171,8 +176,12 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
                 pagemax[r.group][r.page] = max(pagemax[r.group].get(r.page, -np.inf), s)
         elif r.source in PROMPT_SOURCES:
             prompts.append(float(s))
+        elif r.source in WRITTEN_SOURCES:
+            written.append(float(s))
     posa = {g: np.array(v) for g, v in pos.items()}
     prompt_floor = _floor(prompts, int(prompt_budget * len(prompts)))
+    if WRITTEN_BUDGET is not None:
+        prompt_floor = max(prompt_floor, _floor(written, int(WRITTEN_BUDGET * len(written))))
     floor = M.logit(MIN_THRESHOLD)
     levels = {g: sorted(pagemax[g].items(), key=lambda kv: (-kv[1], kv[0])) for g in CALIBRATED}
     allowed = {g: 0 for g in CALIBRATED}
