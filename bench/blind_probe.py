@@ -102,7 +102,13 @@ thirty-second; their figures show what was fitted. `blind26` and `blind27` never
   default `--split` list since;
 - `blind28`: 407 texts written the same way by two helpers (one English, one Spanish: 115 attacks and 90 or 89 benign
   texts asked of each) once the thirty-third round's candidates were fixed (2026-12-06; two generic benign lines equal
-  to trained ones dropped: a skip link, a report download link): never read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
+  to trained ones dropped: a skip link, a report download link): never trained; kept unread until the thirty-fourth
+  round, then measured once on its shipped rules and its three candidates, and chose between them (README); in the
+  default `--split` list since;
+- `blind29`: 408 texts written the same way by two helpers (115 attacks and 90 benign texts asked of each language)
+  once the thirty-fourth round's candidates were fixed (2026-12-06; two English benign lines equal to earlier or
+  trained ones dropped: a title attribute, a robots meta tag): never read, never measured, never trained; kept for a
+  later round (`KEPT_UNREAD`);
 - `written9`: 499 texts written the same way on 2026-12-06 to train a twenty-seventh-round candidate (subtle attacks
   that never name what they override, benign text in the same carriers); the candidate was not chosen (written8
   1,136 against the shipped 1,160), so they did not train until the thirty-second round chose a candidate trained
@@ -147,7 +153,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind28",)
+KEPT_UNREAD: tuple[str, ...] = ("blind29",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:

@@ -82,9 +82,11 @@ PROMPT_BUDGET = 0.005           # at most this fraction of benign instruction-li
                                 # then 2.95 %, over its 2 % bar; at 0.5 % it is 0.98 and NotInject 1.77 %)
 PROMPT_SOURCES = ("bipia-emails", "templates", "benign-extra", "benign-prompts")
 # The benign texts written blind (sources es-written, en-written: AI talk, notices about bots, instructions for
-# people) bound the cued thresholds only (CUED_WRITTEN_BUDGET) unless this is set: then at most this fraction of
-# their windows, out of fold, may reach a hidden group's plain threshold too (None: no such floor, as shipped).
-WRITTEN_BUDGET: float | None = None
+# people) bound the cued thresholds (CUED_WRITTEN_BUDGET) and, since the thirty-fourth round, the plain hidden ones:
+# at most this fraction of their windows, out of fold, may reach a hidden group's plain threshold (None: no such
+# floor, as until the thirty-third round; at 0.01 the floor put the hidden thresholds at 0.9921 and blind28's benign
+# texts were flagged as often as without it, 15 of 177; at 0.005, 0.9985 and 11 of 177).
+WRITTEN_BUDGET: float | None = 0.005
 CALIBRATED = ("comment", "attribute", "meta", "json_ld", "css_hidden", "visible")
 
 
