@@ -325,8 +325,8 @@ def test_the_blind_split_never_trains():
     text: unwrapped, whitespace collapsed, case folded). `dev` and the splits measured and read since (TRAINING_SPLITS:
     `blind` … `blind27`, `written5` … `written10`; the attacks of `blind15` … `blind22` and `written8` since the
     thirtieth round, their benign texts since the twenty-eighth; `blind23` … `blind25` and `written9` since the
-    thirty-second; `blind26`, `written10` and `blind27` since the thirty-fourth) train, every one of their texts. No
-    split trains its benign texts alone any more (BENIGN_TRAINING_SPLITS)."""
+    thirty-second; `blind26`, `written10` and `blind27` since the thirty-fourth) train, every one of their texts, attacks
+    and benign alike."""
     from scanner.training import sources as S
 
     def key(text: str) -> str:
@@ -339,7 +339,6 @@ def test_the_blind_split_never_trains():
                                  "blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22",
                                  "written8", "blind23", "blind24", "blind25", "written9", "blind26", "written10",
                                  "blind27")
-    assert S.BENIGN_TRAINING_SPLITS == ()
     assert {r["split"] for r in blind} == {"dev", *S.TRAINING_SPLITS, *never_splits}
     for p in S.blind_files():                   # a row's split is its file's
         assert {r["split"] for r in S.jsonl_rows(p)} == {p.stem}, p.name

@@ -7,7 +7,7 @@ from pathlib import Path
 from scanner.atomic import atomic_write_text
 from scanner.injection import features as F
 from scanner.injection import model as M
-from scanner.training.sources import BENIGN_TRAINING_SPLITS, TRAINING_SPLITS
+from scanner.training.sources import TRAINING_SPLITS
 from scanner.training.train import WRITTEN_ATTACK_SCALE
 
 # Measured by `python -m scanner.training.loso --fitter lr svm sgd` (2026-12-01, 2 shared cores): each fold trains
@@ -69,10 +69,6 @@ def write_card(path: Path, header: dict, thresholds: dict, cv: dict, size: int, 
     written_scale = (f"{scales.pop():g}" if len(scales) == 1 else
                      ", ".join(f"{v:g} ({source})" for source, v in WRITTEN_ATTACK_SCALE.items()))
     trained_splits = ", ".join(f"`{name}`" for name in TRAINING_SPLITS)
-    benign_splits = ", ".join(f"`{name}`" for name in BENIGN_TRAINING_SPLITS)
-    benign_only = (f", and the benign texts alone of {benign_splits} (measured and read since; their attacks never "
-                   f"train)" if BENIGN_TRAINING_SPLITS else "")
-    benign_only_never = "the attacks of those benign-only splits and " if BENIGN_TRAINING_SPLITS else ""
     th = "\n".join(f"| {g} | {t} |" for g, t in thresholds.items())
     cued_rows = "\n".join(f"| {g} | {thresholds.get(g, thresholds['default'])} | {t} |" for g, t in (cued or {}).items())
     request_rows = "\n".join(f"| {g} | {thresholds.get(g, thresholds['default'])} | {(cued or {}).get(g, '—')} | {t} |"
@@ -120,9 +116,9 @@ families — output manipulation, task hijack, claims, prompt leaking, jailbreak
 negatives: instructions for people, benign requests that use the attack vocabulary), four in five of the latter,
 and the texts written to train — Spanish (source `es-written`: `corpus/written/es-*.jsonl`, one file a writing round,
 the `dev` split, `corpus/blind/dev.jsonl`, and the Spanish of the splits {trained_splits} of `corpus/blind/`) and English (source `en-written`: `corpus/written/en-*.jsonl` and the English of those
-splits), attacks and benign hidden texts written blind to the rules by AI helpers{benign_only}; the benign ones weigh as hard negatives; a text that
+splits), attacks and benign hidden texts written blind to the rules by AI helpers; the benign ones weigh as hard negatives; a text that
 is one attribute or one `<meta>`/`<span>` element trains as its value, which is what the scanner reads). Never trained on: one page in five of `benign-pages` and of `realdata/html` (by a digest of the
-name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py`, {benign_only_never}every other
+name), NotInject, `corpus/heldout_texts.jsonl`, the held-out fifth of `families.py`, every other
 split of `corpus/blind/` (`make bench-blind` measures on them).
 
 ## Thresholds (probability a window must reach, by channel group)

@@ -24,21 +24,19 @@ REALDATA = SHARED / "realdata"
 CORPUS = REPO / "corpus"
 HELDOUT = CORPUS / "heldout_texts.jsonl"
 LEXICON = BUILTIN_RULES / "injection" / "lexicon.yaml"   # a training input: corpus windows follow its findings
-BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl and TRAINING_SPLITS train (and the benign
-                                               # texts of BENIGN_TRAINING_SPLITS); the others never do
+BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl and TRAINING_SPLITS train; the others never do
 # The splits of corpus/blind/ that train beside `dev`: the older blind splits, each measured once and read since,
 # and the batches written to train (written5 … written10): `blind` … `blind10`,
 # written5 and written6 since the twenty-first round, `blind11` … `blind14` and written7 since the twenty-second,
 # `blind15` … `blind22` and written8 since the thirtieth (their benign texts alone, as hard negatives, in the
-# twenty-eighth and twenty-ninth: BENIGN_TRAINING_SPLITS, empty since), `blind23` … `blind25` and written9 since the
-# thirty-second, `blind26`, written10 and `blind27` since the thirty-fourth. Texts written blind by helpers are the
+# twenty-eighth and twenty-ninth, through a list of benign-only splits removed once empty), `blind23` … `blind25` and
+# written9 since the thirty-second, `blind26`, written10 and `blind27` since the thirty-fourth. Texts written blind by helpers are the
 # material closest to what issue 13 is judged on; once read they no longer estimate anything, so they teach. No text
-# of blind28 or a split kept unread ever trains: bench/blind_probe.py measures on them.
+# of blind28, blind29 or a split kept unread ever trains: bench/blind_probe.py measures on them.
 TRAINING_SPLITS = ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10",
                    "blind11", "blind12", "blind13", "blind14", "written5", "written6", "written7",
                    "blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22", "written8",
                    "blind23", "blind24", "blind25", "written9", "blind26", "written10", "blind27")
-BENIGN_TRAINING_SPLITS: tuple[str, ...] = ()     # splits whose benign texts alone train (none since the thirtieth round)
 WRITTEN_DIR = CORPUS / "written"               # attacks and benign hidden texts written to train: es-N.jsonl, en-N.jsonl
 
 ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",
@@ -179,16 +177,13 @@ def written_files(language: str) -> list[Path]:
 def written_texts() -> list[Text]:
     """Texts written for training: Spanish (source `es-written`: `corpus/written/es-*.jsonl`, the `dev` split of
     `corpus/blind/`, read while the lexicon was widened on 2026-12-04, and the Spanish of its TRAINING_SPLITS) and
-    English (source `en-written`: `corpus/written/en-*.jsonl` and the English of TRAINING_SPLITS), plus the benign
-    texts of BENIGN_TRAINING_SPLITS in their language's source. Nothing else of `corpus/blind/` trains:
-    `bench/blind_probe.py` measures on it."""
+    English (source `en-written`: `corpus/written/en-*.jsonl` and the English of TRAINING_SPLITS). Nothing else of
+    `corpus/blind/` trains: `bench/blind_probe.py` measures on it."""
     es = [r for p in written_files("es") for r in jsonl_rows(p)]
     en = [r for p in written_files("en") for r in jsonl_rows(p)]
-    for split in TRAINING_SPLITS + BENIGN_TRAINING_SPLITS:
-        whole = split in TRAINING_SPLITS        # else its benign texts only: hard negatives, never its attacks
+    for split in TRAINING_SPLITS:
         for r in jsonl_rows(BLIND_DIR / f"{split}.jsonl"):
-            if whole or r.get("label") != "injection":
-                (en if r.get("language") == "en" else es).append(r)
+            (en if r.get("language") == "en" else es).append(r)
     es += [json.loads(line) for line in blind_dev_lines()]
     return [Text(unwrap(r["text"]), int(r["label"] == "injection"), source, r.get("language", "es"), r["id"])
             for source, rows in (("es-written", es), ("en-written", en)) for r in rows]
@@ -231,7 +226,7 @@ def input_digests() -> dict[str, str]:
 
     # The lexicon is an input too: a corpus entry teaches the windows its lexicon findings cover (train.py).
     files = [TRAINING / "injection_texts.jsonl", CORPUS / "injection.jsonl", *written_files("es"), *written_files("en"),
-             *(BLIND_DIR / f"{split}.jsonl" for split in TRAINING_SPLITS + BENIGN_TRAINING_SPLITS), LEXICON]
+             *(BLIND_DIR / f"{split}.jsonl" for split in TRAINING_SPLITS), LEXICON]
     inj = REALDATA / "injection"
     if inj.is_dir():
         files += sorted(p for p in inj.iterdir() if p.is_file() and "NotInject" not in p.name)
