@@ -321,12 +321,12 @@ def test_threshold_probabilities_stay_strictly_between_0_and_1():
 
 def test_the_blind_split_never_trains():
     """corpus/blind/'s `blind28` and `blind29` splits are the estimates (bench/blind_probe.py): none of their texts
-    may reach the trainer, from that file or from another one that happens to hold the same text (compared as the trainer reads a
-    text: unwrapped, whitespace collapsed, case folded). `dev` and the splits measured and read since (TRAINING_SPLITS:
-    `blind` … `blind27`, `written5` … `written10`; the attacks of `blind15` … `blind22` and `written8` since the
-    thirtieth round, their benign texts since the twenty-eighth; `blind23` … `blind25` and `written9` since the
-    thirty-second; `blind26`, `written10` and `blind27` since the thirty-fourth) train, every one of their texts, attacks
-    and benign alike."""
+    may reach the trainer, from that file or from another one that happens to hold the same text (compared as the
+    trainer reads a text: unwrapped, whitespace collapsed, case folded). `dev` and the splits measured and read since
+    (TRAINING_SPLITS: `blind` … `blind27`, `written5` … `written10`; the attacks of `blind15` … `blind22` and
+    `written8` since the thirtieth round, their benign texts since the twenty-eighth; `blind23` … `blind25` and
+    `written9` since the thirty-second; `blind26`, `written10` and `blind27` since the thirty-fourth) train, every one
+    of their texts, attacks and benign alike."""
     from scanner.training import sources as S
 
     def key(text: str) -> str:

@@ -142,11 +142,14 @@ def _floor(scores: list[float], allowed: int) -> float:
 
 
 def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_cues, page_budget: float =
-                      PAGE_BUDGET, prompt_budget: float = PROMPT_BUDGET, verbose: bool = False) -> dict:
+                      PAGE_BUDGET, prompt_budget: float = PROMPT_BUDGET,
+                      written_budget: float | None = WRITTEN_BUDGET, verbose: bool = False) -> dict:
     """Thresholds against the false-positive budgets, from out-of-fold scores.
 
     - Benign instruction-like texts (BIPIA's e-mails, the hard negatives of the templates and families): at most
-      `prompt_budget` of them may reach a hidden group's threshold (its floor).
+      `prompt_budget` of them may reach a hidden group's threshold; and, unless `written_budget` is None, at most
+      that fraction of the windows of the benign texts written blind (WRITTEN_SOURCES). The higher of the two
+      levels is the hidden groups' floor.
     - Benign training pages: start every calibrated group just above its highest out-of-fold page score (no page
       flagged), then lower one group at a time — the one that gains the most attack windows (out of fold) per page
       newly flagged — while the pages flagged by any group stay within `page_budget` of the pages.
@@ -182,15 +185,15 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
             written.append(float(s))
     posa = {g: np.array(v) for g, v in pos.items()}
     prompt_floor = _floor(prompts, int(prompt_budget * len(prompts)))
-    if WRITTEN_BUDGET is not None:
-        prompt_floor = max(prompt_floor, _floor(written, int(WRITTEN_BUDGET * len(written))))
+    written_floor = -np.inf if written_budget is None else _floor(written, int(written_budget * len(written)))
+    hidden_floor = max(prompt_floor, written_floor)
     floor = M.logit(MIN_THRESHOLD)
     levels = {g: sorted(pagemax[g].items(), key=lambda kv: (-kv[1], kv[0])) for g in CALIBRATED}
     allowed = {g: 0 for g in CALIBRATED}
     budget = int(page_budget * len(pages))
 
     def level(g, n):
-        lo = floor if g == "visible" else max(floor, prompt_floor)
+        lo = floor if g == "visible" else max(floor, hidden_floor)
         vals = levels[g]
         return lo if n >= len(vals) else max(vals[n][1] + THRESHOLD_MARGIN, lo)
 
@@ -221,7 +224,8 @@ def choose_thresholds(material: T.Material, scores: np.ndarray, gate: set, gate_
         out.setdefault(g, out["default"])
     if verbose:
         print(f"thresholds: {len(pages)} training pages, budget {budget}; pages allowed over each group {allowed}; "
-              f"benign instruction-like floor {M.sigmoid(prompt_floor):.4f} ({len(prompts)} texts)", flush=True)
+              f"benign instruction-like floor {M.sigmoid(prompt_floor):.4f} ({len(prompts)} texts), written benign "
+              f"floor {M.sigmoid(written_floor):.4f} ({len(written)} windows)", flush=True)
     return {g: probability(v) for g, v in sorted(out.items())}
 
 
