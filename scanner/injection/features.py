@@ -30,6 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from scanner.injection import concepts as C
+from scanner.injection.deobfuscate import deobfuscate
 from scanner.normalize import normalize
 
 HASH_BITS = 18
@@ -290,9 +291,11 @@ def prepare(text: str) -> str:
 
 
 def prepare_normalized(text: str) -> str:
-    """`prepare` for text already normalised by `scanner.normalize`. A NUL (the batch separator of
-    `ngram_occurrences`) counts as whitespace, so no text can split itself into two rows."""
-    return " " + " ".join(text.replace(_SEP, " ").split()) + " "     # str.split's whitespace is re's \s
+    """`prepare` for text already normalised by `scanner.normalize`: read past spaced-out letters and digits
+    standing for letters (`scanner.injection.deobfuscate`), whitespace collapsed, padded. A NUL (the batch
+    separator of `ngram_occurrences`) counts as whitespace, so no text can split itself into two rows."""
+    text = deobfuscate(text.replace(_SEP, " "))
+    return " " + " ".join(text.split()) + " "     # str.split's whitespace is re's \s
 
 
 @dataclass(slots=True)

@@ -26,6 +26,7 @@ import re
 
 from scanner.injection import features as F
 from scanner.injection import model as M
+from scanner.injection.deobfuscate import could_change, deobfuscate
 from scanner.injection.engine import INLINE_TAGS
 from scanner.injection.learned import PAGE_TEXT_GROUPS
 from scanner.loaders.html import TEXT_ATTRIBUTES
@@ -191,7 +192,11 @@ class ModelScreen:
             gated = [(base(g) - MARGIN, rule.cued_lowest(g) - MARGIN, rule.gate_cues_of[g])
                      for g in sorted(rule.gate)]
             gated = [x for x in gated if min(x[0], x[1]) < floor]
-            gate_hit = bool(gated) and any(_gate_regex(rule.gate_cues).search(t) is not None for t in pages())
+            # a window's cues are those of its de-obfuscated reading (`features.prepare_normalized`): the page is
+            # searched as written and, where it could read otherwise, as read past the obfuscation
+            gate_hit = bool(gated) and any(_gate_regex(rule.gate_cues).search(t) is not None
+                                           or (could_change(t) and _gate_regex(rule.gate_cues).search(deobfuscate(t))
+                                               is not None) for t in pages())
             cands = self.candidates(text, body, gate_hit, ungated)
             if not cands:
                 continue
