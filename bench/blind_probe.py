@@ -112,7 +112,8 @@ thirty-second; their figures show what was fitted. `blind26` and `blind27` never
   since (its misses: a third obfuscated), in the default `--split` list;
 - `blind30`: 408 texts written the same way by two helpers (115 attacks and 88 English, 90 Spanish benign texts asked)
   once the thirty-fifth round's candidates were fixed (2026-12-06; no text equal to an earlier or trained one): never
-  read, never measured, never trained; kept for a later round (`KEPT_UNREAD`);
+  trained; kept unread until the thirty-sixth round, then measured once on its shipped rules and its two candidates,
+  and chose between them (README); read since, in the default `--split` list;
 - `written9`: 499 texts written the same way on 2026-12-06 to train a twenty-seventh-round candidate (subtle attacks
   that never name what they override, benign text in the same carriers); the candidate was not chosen (written8
   1,136 against the shipped 1,160), so they did not train until the thirty-second round chose a candidate trained
@@ -157,7 +158,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind30",)
+KEPT_UNREAD: tuple[str, ...] = ()
 
 
 def default_splits(blind_only: bool = False) -> list[str]:
