@@ -24,6 +24,7 @@ Both patterns are RE2 programs (`scanner.rx`): linear in the text whatever it ho
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from scanner import rx
@@ -58,16 +59,28 @@ def _leet(m) -> str:
     return word.translate(_LEET)
 
 
+# Necessary conditions, searched first (most windows hold neither): three single characters apart by separators
+# (whichever: a superset of the same separator thrice), and a letter beside one of the digits read as letters (a
+# word of letters and such digits has one). Windows are a few hundred characters and neither pattern can backtrack
+# more than a few characters, so `re` serves here; the exact work is RE2's.
+_MAY_JOIN = re.compile(r"(?<![a-z0-9])[a-z0-9][ .\-_*|/][a-z0-9][ .\-_*|/][a-z0-9](?![a-z0-9])")
+_MAY_READ = re.compile(r"[a-z][013457]|[013457][a-z]")
+
+
 def could_change(text: str) -> bool:
-    """Cheap test: without a digit and without a single letter standing between two separators nothing changes."""
-    return any(c.isdigit() for c in text) or _patterns()[0].search(text) is not None
+    """Cheap test: False when `deobfuscate(text)` is `text` for certain."""
+    return _MAY_JOIN.search(text) is not None or _MAY_READ.search(text) is not None
 
 
 def deobfuscate(text: str) -> str:
     """The de-obfuscated reading of folded text (see the module's docstring); `text` itself when nothing applies."""
+    may_join = _MAY_JOIN.search(text) is not None
+    may_read = _MAY_READ.search(text) is not None
+    if not (may_join or may_read):
+        return text
     singles, leet = _patterns()
-    if singles.search(text) is not None:
+    if may_join:
         text = singles.sub(_join, text)
-    if any(c in "013457" for c in text):
+    if _MAY_READ.search(text) is not None:
         text = leet.sub(_leet, text)
     return text
