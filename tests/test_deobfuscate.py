@@ -59,6 +59,5 @@ def test_the_features_read_through_the_obfuscation():
 
 def test_a_long_run_is_one_pass():
     """No search restarts inside a run (RE2: linear whatever the text); the result is the run joined."""
-    run = " ".join("a" * 1) * 1 + " a" * 200_000
-    out = deobfuscate(run.strip())
+    out = deobfuscate("a" + " a" * 200_000)
     assert out == "a" * 200_001

@@ -37,14 +37,10 @@ _CODE_DIGITS = frozenset("2689")
 @lru_cache(maxsize=None)
 def _patterns():
     """(singles, leet): compiled on first use, so a scan that never scores a window never compiles them."""
-    runs = "|".join(f"[a-z0-9](?:{rx_escape(s)}[a-z0-9]){{2,}}" for s in _SEPARATORS)
+    runs = "|".join(f"[a-z0-9](?:{re.escape(s)}[a-z0-9]){{2,}}" for s in _SEPARATORS)
     singles = rx.compile(f"(?<![a-z0-9])(?:{runs})(?![a-z0-9])")
     leet = rx.compile(r"(?<![a-z0-9])[a-z0-9]*[013457][a-z0-9]*(?![a-z0-9])")
     return singles, leet
-
-
-def rx_escape(ch: str) -> str:
-    return "\\" + ch if ch in ".-*|/" else ch
 
 
 def _join(m) -> str:
@@ -63,7 +59,8 @@ def _leet(m) -> str:
 # (whichever: a superset of the same separator thrice), and a letter beside one of the digits read as letters (a
 # word of letters and such digits has one). Windows are a few hundred characters and neither pattern can backtrack
 # more than a few characters, so `re` serves here; the exact work is RE2's.
-_MAY_JOIN = re.compile(r"(?<![a-z0-9])[a-z0-9][ .\-_*|/][a-z0-9][ .\-_*|/][a-z0-9](?![a-z0-9])")
+_SEPARATOR = f"[{re.escape(_SEPARATORS)}]"
+_MAY_JOIN = re.compile(f"(?<![a-z0-9])[a-z0-9]{_SEPARATOR}[a-z0-9]{_SEPARATOR}[a-z0-9](?![a-z0-9])")
 _MAY_READ = re.compile(r"[a-z][013457]|[013457][a-z]")
 
 
@@ -74,13 +71,8 @@ def could_change(text: str) -> bool:
 
 def deobfuscate(text: str) -> str:
     """The de-obfuscated reading of folded text (see the module's docstring); `text` itself when nothing applies."""
-    may_join = _MAY_JOIN.search(text) is not None
-    may_read = _MAY_READ.search(text) is not None
-    if not (may_join or may_read):
-        return text
-    singles, leet = _patterns()
-    if may_join:
-        text = singles.sub(_join, text)
+    if _MAY_JOIN.search(text) is not None:
+        text = _patterns()[0].sub(_join, text)
     if _MAY_READ.search(text) is not None:
-        text = leet.sub(_leet, text)
+        text = _patterns()[1].sub(_leet, text)
     return text
