@@ -74,9 +74,10 @@ def in_scope() -> list[tuple[str, object, str]]:
     items += [("person words", ctx.person_words, "finditer"), ("company words", ctx.company_words, "finditer"),
               ("company markers", ctx.company_markers, "search"), ("titles", title_regexes()[0], "finditer")]
     from scanner.injection.deobfuscate import _patterns as deobfuscation
-    singles, leet, cut_or_turn = deobfuscation()
+    singles, leet, cut_or_turn, hex_run, chain = deobfuscation()
     items += [("deobfuscate singles", singles, "finditer"), ("deobfuscate leet", leet, "finditer"),
-              ("deobfuscate cut or turn", cut_or_turn, "search")]
+              ("deobfuscate cut or turn", cut_or_turn, "search"), ("deobfuscate hex run", hex_run, "finditer"),
+              ("deobfuscate chain", chain, "finditer")]
     for module, names in WHOLE_TEXT.items():
         mod = importlib.import_module(module)
         for name in names:
