@@ -250,10 +250,11 @@ def _decode(text: str) -> str:
         from urllib.parse import unquote
 
         text = _fold(unquote(text, errors="replace"))
-    hex_run = _patterns()[3]
-    if hex_run.search(text) is not None:
-        text = hex_run.sub(_decode_hex, text)
-    name = _ROT13_NAME.search(text)
+    if "20" in text:                          # decoded text holds a space: its hex holds "20"
+        hex_run = _patterns()[3]
+        if hex_run.search(text) is not None:
+            text = hex_run.sub(_decode_hex, text)
+    name = _ROT13_NAME.search(text) if "rot" in text else None
     if name is not None:
         text = text[:name.end()] + text[name.end():].translate(_ROT13)
     return text
@@ -265,6 +266,9 @@ _MIN_CHAIN_SHARE = 0.25
 
 
 def _join_syllables(text: str) -> str:
+    hyphens = text.count("-")                 # at least one a chain, so no fewer than the short chains needed
+    if hyphens < _MIN_SHORT_CHAINS or hyphens < _MIN_CHAIN_SHARE * len(text.split()):
+        return text
     chain = _patterns()[4]
     chains = chain.findall(text)
     short = sum(all(len(p) <= 4 for p in c.split("-")) for c in chains)
@@ -273,20 +277,24 @@ def _join_syllables(text: str) -> str:
     return chain.sub(lambda m: m.group().replace("-", ""), text)
 
 
-_MAY_DECODE = re.compile(r"%[0-9a-f]{2}|[0-9a-f]{16}|rot[- ]?13")
+def _may_decode(text: str) -> bool:
+    """Necessary for `_decode` to change the text: an escape's "%", a decoded space's "20", ROT13's name."""
+    return "%" in text or "20" in text or "rot" in text
+
+
 _MAY_CHAIN = re.compile(r"[a-z]-[a-z]")
 
 
 def could_change(text: str) -> bool:
     """Cheap test: False when `deobfuscate(text)` is `text` for certain."""
     return (_MAY_JOIN.search(text) is not None or _MAY_READ.search(text) is not None
-            or _may_cut_or_turn().search(text) is not None or _MAY_DECODE.search(text) is not None
+            or _may_cut_or_turn().search(text) is not None or _may_decode(text)
             or _MAY_CHAIN.search(text) is not None)
 
 
 def deobfuscate(text: str) -> str:
     """The de-obfuscated reading of folded text (see the module's docstring); `text` itself when nothing applies."""
-    if _MAY_DECODE.search(text) is not None:
+    if _may_decode(text):
         text = _decode(text)
     if _MAY_JOIN.search(text) is not None:
         text = _patterns()[0].sub(_join, text)
