@@ -40,8 +40,10 @@ window as written.
   hash or a colour decodes to neither) and ROT13 (when the window names it: «rot13», «rot-13», «rot 13»; the
   text after the name is rotated).
 
-The single-letter and digit patterns are RE2 programs (`scanner.rx`): linear in the text whatever it holds. The
-joins and the turn look words up in sets, one pass over the window's words.
+Every pattern that can see a whole page (single letters, digits, the cut and backwards words, hex runs, hyphen
+chains) is an RE2 program (`scanner.rx`): linear in the text whatever it holds; the cheap `re` searches and string
+counts before them are necessary conditions only. The joins and the turn look words up in sets, one pass over the
+window's words.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ from functools import lru_cache
 from scanner import rx
 
 _SEPARATORS = " .-_*|/"
+_LEET = str.maketrans("013457", "oieast")
+_CODE_DIGITS = frozenset("2689")
 
 # The words attacks are made of (folded: lower case, no accents), English and Spanish: overrides, the reader
 # addressed, what is asked (reveal, reply, recommend, declare), what is set aside (rules, guidelines, sources).
@@ -70,7 +74,8 @@ confirma confirmado verifica verificar contrastes fuentes lector menciones menci
 solamente
 """.split())
 # Pieces after a space that are function words of one or two letters: «de clara» is a name, not «declara».
-_FUNCTION_WORDS = frozenset("a o y e u de la el en un es se no lo le al su tu mi me in on of to is it as at by an or be".split())
+_FUNCTION_WORDS = frozenset("a o y e u de la el en un es se no lo le al su tu mi me in on of to is it as at by an or be"
+                            .split())
 _MAX_CUT = max(map(len, CUT_WORDS))
 _FIRST_PIECES = frozenset(w[:i] for w in CUT_WORDS for i in range(2, len(w) - 1))
 _BACKWARDS = frozenset(w[::-1] for w in CUT_WORDS) - CUT_WORDS
@@ -120,16 +125,16 @@ def _cut_forms():
 
 def _may_cut_or_turn():
     """Necessary condition for a join or a turn, searched first (most windows hold neither): a cut form of a word
-    of CUT_WORDS, or a word of CUT_WORDS or a function word backwards, standing as a word. An RE2 program (a trie of some 1,500
-    strings: RE2's automaton reads the window once; `re` tried the trie at every position, twice the time)."""
+    of CUT_WORDS, or a word of CUT_WORDS or a function word backwards, standing as a word. An RE2 program (a trie of
+    some 1,500 strings: RE2's automaton reads the window once; `re` tried the trie at every position, twice the
+    time)."""
     return _patterns()[2]
-_LEET = str.maketrans("013457", "oieast")
-_CODE_DIGITS = frozenset("2689")
 
 
 @lru_cache(maxsize=None)
 def _patterns():
-    """(singles, leet, cut_or_turn, hex_run, chain): compiled on first use, so a scan that never scores a window never compiles them."""
+    """(singles, leet, cut_or_turn, hex_run, chain): compiled on first use, so a scan that never scores a window
+    never compiles them."""
     runs = "|".join(f"[a-z0-9](?:{re.escape(s)}[a-z0-9]){{2,}}" for s in _SEPARATORS)
     singles = rx.compile(f"(?<![a-z0-9])(?:{runs})(?![a-z0-9])")
     leet = rx.compile(r"(?<![a-z0-9])[a-z0-9]*[013457][a-z0-9]*(?![a-z0-9])")
