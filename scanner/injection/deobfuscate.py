@@ -266,6 +266,10 @@ def _decode(text: str) -> str:
 
 
 # Syllable by syllable: chains of hyphenated letters, the short ones (every piece at most four letters) counted.
+# The chains whose every piece has at most four letters, counted on the window with `re` (three times cheaper than
+# RE2's matches here; it starts only where a chain starts and each piece is bounded, so a search stays linear); the
+# join itself is RE2's.
+_SHORT_CHAIN = re.compile(r"(?<![a-z0-9-])[a-z]{1,4}(?:-[a-z]{1,4})+(?![a-z0-9-])")
 _MIN_SHORT_CHAINS = 4
 _MIN_CHAIN_SHARE = 0.25
 
@@ -274,12 +278,10 @@ def _join_syllables(text: str) -> str:
     hyphens = text.count("-")                 # at least one a chain, so no fewer than the short chains needed
     if hyphens < _MIN_SHORT_CHAINS or hyphens < _MIN_CHAIN_SHARE * len(text.split()):
         return text
-    chain = _patterns()[4]
-    chains = chain.findall(text)
-    short = sum(all(len(p) <= 4 for p in c.split("-")) for c in chains)
+    short = len(_SHORT_CHAIN.findall(text))
     if short < _MIN_SHORT_CHAINS or short < _MIN_CHAIN_SHARE * len(text.split()):
         return text
-    return chain.sub(lambda m: m.group().replace("-", ""), text)
+    return _patterns()[4].sub(lambda m: m.group().replace("-", ""), text)
 
 
 def _may_decode(text: str) -> bool:
