@@ -52,6 +52,7 @@ import re
 from functools import lru_cache
 
 from scanner import rx
+from scanner.normalize import fold_text
 
 _SEPARATORS = " .-_*|/"
 _LEET = str.maketrans("013457", "oieast")
@@ -76,7 +77,6 @@ solamente
 # Pieces after a space that are function words of one or two letters: «de clara» is a name, not «declara».
 _FUNCTION_WORDS = frozenset("a o y e u de la el en un es se no lo le al su tu mi me in on of to is it as at by an or be"
                             .split())
-_MAX_CUT = max(map(len, CUT_WORDS))
 _FIRST_PIECES = frozenset(w[:i] for w in CUT_WORDS for i in range(2, len(w) - 1))
 _BACKWARDS = frozenset(w[::-1] for w in CUT_WORDS) - CUT_WORDS
 # Function words whose backwards spelling is no English or Spanish word (so «sol», «sal», «led», «ton» are not here):
@@ -195,8 +195,8 @@ def _join_pieces(text: str, words: list) -> str:
 
 
 def _cut_word(text: str, pieces: list) -> bool:
-    joined = "".join(p.group() for p in pieces)
-    if len(joined) > _MAX_CUT or joined not in CUT_WORDS:
+    """Whether `pieces` (words of the window, the first one of _FIRST_PIECES) are a word of CUT_WORDS cut apart."""
+    if "".join(p.group() for p in pieces) not in CUT_WORDS:
         return False
     for a, b in zip(pieces, pieces[1:]):
         if b.start() != a.end() + 1:
@@ -208,9 +208,7 @@ def _cut_word(text: str, pieces: list) -> bool:
             return False
     # the word stands alone: no hyphenated compound around it («for get-togethers» stays as written)
     start, end = pieces[0].start(), pieces[-1].end()
-    if (start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()) or text[end:end + 1] == "-":
-        return False
-    return len(pieces[0].group()) >= 2
+    return not ((start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()) or text[end:end + 1] == "-")
 
 
 def _reads_backwards(words: list) -> bool:
@@ -241,20 +239,14 @@ def _decode_hex(m) -> str:
     readable = sum(c.isalpha() or c == " " for c in decoded)
     if " " not in decoded or readable < 0.8 * len(decoded):
         return m.group()                      # a hash, an id, a colour: bytes, not text
-    return " " + _fold(decoded) + " "
-
-
-def _fold(text: str) -> str:
-    from scanner.normalize import fold_text
-
-    return fold_text(text)
+    return " " + fold_text(decoded) + " "
 
 
 def _decode(text: str) -> str:
     if text.count("%") >= _MIN_PERCENT_ESCAPES and len(_PERCENT.findall(text)) >= _MIN_PERCENT_ESCAPES:
         from urllib.parse import unquote
 
-        text = _fold(unquote(text, errors="replace"))
+        text = fold_text(unquote(text, errors="replace"))
     if "20" in text:                          # decoded text holds a space: its hex holds "20"
         hex_run = _patterns()[3]
         if hex_run.search(text) is not None:
@@ -265,21 +257,26 @@ def _decode(text: str) -> str:
     return text
 
 
-# Syllable by syllable: chains of hyphenated letters, the short ones (every piece at most four letters) counted.
-# The chains whose every piece has at most four letters, counted on the window with `re` (three times cheaper than
-# RE2's matches here; it starts only where a chain starts and each piece is bounded, so a search stays linear); the
-# join itself is RE2's.
+# Syllable by syllable: the chains of hyphenated letters whose every piece has at most four letters, counted on the
+# window with `re` (three times cheaper than RE2's matches here; it starts only where a chain starts and each piece is
+# bounded, so a search stays linear); the join itself is RE2's.
 _SHORT_CHAIN = re.compile(r"(?<![a-z0-9-])[a-z]{1,4}(?:-[a-z]{1,4})+(?![a-z0-9-])")
 _MIN_SHORT_CHAINS = 4
 _MIN_CHAIN_SHARE = 0.25
 
 
+def _enough_chains(count: int, text: str) -> bool:
+    return count >= _MIN_SHORT_CHAINS and count >= _MIN_CHAIN_SHARE * len(text.split())
+
+
+def _may_join_syllables(text: str) -> bool:
+    """Necessary for `_join_syllables` to change the text: a chain holds a hyphen, so there are at least as many
+    hyphens as short chains."""
+    return _enough_chains(text.count("-"), text)
+
+
 def _join_syllables(text: str) -> str:
-    hyphens = text.count("-")                 # at least one a chain, so no fewer than the short chains needed
-    if hyphens < _MIN_SHORT_CHAINS or hyphens < _MIN_CHAIN_SHARE * len(text.split()):
-        return text
-    short = len(_SHORT_CHAIN.findall(text))
-    if short < _MIN_SHORT_CHAINS or short < _MIN_CHAIN_SHARE * len(text.split()):
+    if not _enough_chains(len(_SHORT_CHAIN.findall(text)), text):
         return text
     return _patterns()[4].sub(lambda m: m.group().replace("-", ""), text)
 
@@ -289,14 +286,12 @@ def _may_decode(text: str) -> bool:
     return "%" in text or "20" in text or "rot" in text
 
 
-_MAY_CHAIN = re.compile(r"[a-z]-[a-z]")
-
 
 def could_change(text: str) -> bool:
-    """Cheap test: False when `deobfuscate(text)` is `text` for certain."""
-    return (_MAY_JOIN.search(text) is not None or _MAY_READ.search(text) is not None
-            or _may_cut_or_turn().search(text) is not None or _may_decode(text)
-            or _MAY_CHAIN.search(text) is not None)
+    """Cheap test: False when `deobfuscate(text)` is `text` for certain — the same necessary conditions
+    `deobfuscate` checks before each step, on the text as given (if none holds there, no step changes it)."""
+    return (_may_decode(text) or _MAY_JOIN.search(text) is not None or _MAY_READ.search(text) is not None
+            or _may_join_syllables(text) or _may_cut_or_turn().search(text) is not None)
 
 
 def deobfuscate(text: str) -> str:
@@ -307,7 +302,7 @@ def deobfuscate(text: str) -> str:
         text = _patterns()[0].sub(_join, text)
     if _MAY_READ.search(text) is not None:
         text = _patterns()[1].sub(_leet, text)
-    if _MAY_CHAIN.search(text) is not None:
+    if _may_join_syllables(text):
         text = _join_syllables(text)
     if _may_cut_or_turn().search(text) is None:
         return text
