@@ -35,6 +35,13 @@ window as written.
   «up-to-date» or «state-of-the-art» is far under that share.
 - Text written backwards is also recognised by its function words («eht», «dna», «euq», «arap»): at least three
   words of CUT_WORDS or of those written backwards (or two of CUT_WORDS), and more than forwards.
+- A word split by markup or by string concatenation is joined (blind32, read after the thirty-eighth round):
+  inline elements' tags between two letters are removed («asis<span></span>tente» → "asistente", as a page renders
+  it; «toneladas</td><td>IA» stays two words) and so is
+  a quote, a plus and a quote («"rev" + "eal your"» → "reveal your"). Letters spaced apart with wider gaps between
+  the words («n o   m e n c i o n e s   l a   m u l t a») have words of two letters too: in a window where a run of
+  three was joined, two single letters one space apart, with a gap of two or more spaces (or the window's edge) on
+  each side, are a word as well ("no", "la").
 - Encodings an attacker asks the reader to decode: percent-encoding (three or more `%XX` escapes, decoded as
   UTF-8), hexadecimal (a run of 16 or more hex digits whose bytes are UTF-8 text, mostly letters and spaces; a
   hash or a colour decodes to neither) and ROT13 (when the window names it: «rot13», «rot-13», «rot 13»; the
@@ -42,8 +49,9 @@ window as written.
 
 Every pattern that can see a whole page (single letters, digits, the cut and backwards words, hex runs, hyphen
 chains) is an RE2 program (`scanner.rx`): linear in the text whatever it holds; the cheap `re` searches and string
-counts before them are necessary conditions only. The joins and the turn look words up in sets, one pass over the
-window's words.
+counts before them are necessary conditions only. The split-word patterns (inline tags, concatenation, two letters
+between wide gaps) are `re`, each part bounded and a run of tags backtracking at most one tag at a time: linear too.
+The joins and the turn look words up in sets, one pass over the window's words.
 """
 
 from __future__ import annotations
@@ -281,6 +289,35 @@ def _join_syllables(text: str) -> str:
     return _patterns()[4].sub(lambda m: m.group().replace("-", ""), text)
 
 
+# Split words (see the module's docstring): only inline elements' tags, which a browser renders inside a word (a cell's,
+# a paragraph's or a line break's end a word: «toneladas</td><td>IA» stays two words); a tag is bounded (attributes
+# of at most 80 characters), so a search is linear in the window; the necessary conditions are a "<" and a "+".
+_INLINE_TAGS = "a|abbr|b|big|cite|code|del|em|font|i|ins|kbd|mark|q|s|small|span|strong|sub|sup|tt|u|var|wbr"
+_TAG_IN_WORD = re.compile(rf"(?<=[a-z])(?:</?(?:{_INLINE_TAGS})(?:\s[^<>]{{0,80}})?/?>)+(?=[a-z])")
+_CONCAT = re.compile(r"""["'] {0,3}\+ {0,3}["']""")
+_WIDE_PAIR = re.compile(r"(?:(?<=  )|^)([a-z0-9]) ([a-z0-9])(?=  |$)")
+
+
+def _may_unsplit(text: str) -> bool:
+    """Necessary for `_unsplit` to change the text: a tag's "<" or a concatenation's "+"."""
+    return "<" in text or "+" in text
+
+
+def _unsplit(text: str) -> str:
+    if "<" in text:
+        text = _TAG_IN_WORD.sub("", text)
+    if "+" in text:
+        text = _CONCAT.sub("", text)
+    return text
+
+
+def _join_singles(text: str) -> str:
+    joined = _patterns()[0].sub(_join, text)
+    if joined != text and "  " in joined:
+        joined = _WIDE_PAIR.sub(r"\1\2", joined)
+    return joined
+
+
 def _may_decode(text: str) -> bool:
     """Necessary for `_decode` to change the text: an escape's "%", a decoded space's "20", ROT13's name."""
     return "%" in text or "20" in text or "rot" in text
@@ -290,7 +327,8 @@ def _may_decode(text: str) -> bool:
 def could_change(text: str) -> bool:
     """Cheap test: False when `deobfuscate(text)` is `text` for certain — the same necessary conditions
     `deobfuscate` checks before each step, on the text as given (if none holds there, no step changes it)."""
-    return (_may_decode(text) or _MAY_JOIN.search(text) is not None or _MAY_READ.search(text) is not None
+    return (_may_decode(text) or _may_unsplit(text) or _MAY_JOIN.search(text) is not None
+            or _MAY_READ.search(text) is not None
             or _may_join_syllables(text) or _may_cut_or_turn().search(text) is not None)
 
 
@@ -298,8 +336,10 @@ def deobfuscate(text: str) -> str:
     """The de-obfuscated reading of folded text (see the module's docstring); `text` itself when nothing applies."""
     if _may_decode(text):
         text = _decode(text)
+    if _may_unsplit(text):
+        text = _unsplit(text)
     if _MAY_JOIN.search(text) is not None:
-        text = _patterns()[0].sub(_join, text)
+        text = _join_singles(text)
     if _MAY_READ.search(text) is not None:
         text = _patterns()[1].sub(_leet, text)
     if _may_join_syllables(text):
