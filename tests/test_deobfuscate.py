@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scanner.injection import features as F
-from scanner.injection.deobfuscate import CUT_WORDS, could_change, deobfuscate
+from scanner.injection.deobfuscate import CUT_WORDS, deobfuscate
 from scanner.normalize import fold_text
 
 READ_THROUGH = [
@@ -63,9 +63,7 @@ AS_WRITTEN = [
 
 @pytest.mark.parametrize("written, read", READ_THROUGH)
 def test_obfuscated_text_reads_as_meant(written, read):
-    folded = fold_text(written)
-    assert could_change(folded)
-    assert deobfuscate(folded) == read
+    assert deobfuscate(fold_text(written)) == read
 
 
 def test_backwards_needs_two_words_and_more_than_forwards():
@@ -135,3 +133,17 @@ def test_chains_are_linear_in_their_length():
     assert deobfuscate("ab-" * 100_000 + "9") == "ab-" * 100_000 + "9"
     out = deobfuscate("ab-cd " * 50_000)
     assert out == "abcd " * 50_000
+
+
+def test_the_screen_finds_a_cue_as_written_or_as_read():
+    """The prefilter's screen tests a page's gate cues on the page as written and on its de-obfuscated reading, as
+    the features read a window (`model_screen._cue_in`)."""
+    import re
+
+    from scanner.injection.model_screen import _cue_in
+
+    cues = re.compile(r"\bignore\b")
+    assert _cue_in(cues, "ignore this")
+    assert _cue_in(cues, fold_text("1gn0r3 this"))
+    assert _cue_in(cues, fold_text("ig<b></b>nore this"))
+    assert not _cue_in(cues, "read this")

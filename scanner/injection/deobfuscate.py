@@ -324,14 +324,6 @@ def _may_decode(text: str) -> bool:
 
 
 
-def could_change(text: str) -> bool:
-    """Cheap test: False when `deobfuscate(text)` is `text` for certain — the same necessary conditions
-    `deobfuscate` checks before each step, on the text as given (if none holds there, no step changes it)."""
-    return (_may_decode(text) or _may_unsplit(text) or _MAY_JOIN.search(text) is not None
-            or _MAY_READ.search(text) is not None
-            or _may_join_syllables(text) or _may_cut_or_turn().search(text) is not None)
-
-
 def deobfuscate(text: str) -> str:
     """The de-obfuscated reading of folded text (see the module's docstring); `text` itself when nothing applies."""
     if _may_decode(text):

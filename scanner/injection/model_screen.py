@@ -26,7 +26,7 @@ import re
 
 from scanner.injection import features as F
 from scanner.injection import model as M
-from scanner.injection.deobfuscate import could_change, deobfuscate
+from scanner.injection.deobfuscate import deobfuscate
 from scanner.injection.engine import INLINE_TAGS
 from scanner.injection.learned import PAGE_TEXT_GROUPS
 from scanner.loaders.html import TEXT_ATTRIBUTES
@@ -55,6 +55,15 @@ _GROUP_OF_FALLBACK = {"noscript": "noscript", "iframe": "noscript", "noembed": "
                       "template": "template", "svg": "svg_text"}
 _GATE_CUES_RX: dict = {}
 _SEP = "\x00"
+
+
+def _cue_in(cues, text: str) -> bool:
+    """Whether `cues` finds a cue in `text` as written or in its de-obfuscated reading where that differs
+    (`deobfuscate` checks its own cheap necessary conditions first: a page that reads as written costs only those)."""
+    if cues.search(text) is not None:
+        return True
+    read = deobfuscate(text)
+    return read != text and cues.search(read) is not None
 
 
 # A cue's opening context — the start of a text or clause (`^`, a sentence end, a space) — holds in a paragraph
@@ -194,9 +203,7 @@ class ModelScreen:
             gated = [x for x in gated if min(x[0], x[1]) < floor]
             # a window's cues are those of its de-obfuscated reading (`features.prepare_normalized`): the page is
             # searched as written and, where it could read otherwise, as read past the obfuscation
-            gate_hit = bool(gated) and any(_gate_regex(rule.gate_cues).search(t) is not None
-                                           or (could_change(t) and _gate_regex(rule.gate_cues).search(deobfuscate(t))
-                                               is not None) for t in pages())
+            gate_hit = bool(gated) and any(_cue_in(_gate_regex(rule.gate_cues), t) for t in pages())
             cands = self.candidates(text, body, gate_hit, ungated)
             if not cands:
                 continue
