@@ -4,6 +4,8 @@ it leaves as written, and that the features, hence the model, the screen and the
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scanner.injection import features as F
 from scanner.injection.deobfuscate import CUT_WORDS, deobfuscate
@@ -147,3 +149,26 @@ def test_the_screen_finds_a_cue_as_written_or_as_read():
     assert _cue_in(cues, fold_text("1gn0r3 this"))
     assert _cue_in(cues, fold_text("ig<b></b>nore this"))
     assert not _cue_in(cues, "read this")
+
+
+def _leet_as_specified(text: str) -> str:
+    """The leetspeak step as the module's docstring states it, word by word with `re`: a word of letters and digits
+    with at least two letters and no digit 2, 6, 8 or 9 has its digits 0 1 3 4 5 7 read as o i e a s t."""
+    import re
+
+    def word(m):
+        w = m.group(0)
+        if sum(c.isalpha() for c in w) < 2 or set(w) & set("2689"):
+            return w
+        return w.translate(str.maketrans("013457", "oieast"))
+    return re.sub(r"(?<![a-z0-9])[a-z0-9]+(?![a-z0-9])", word, text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab01234567890 .-x", max_size=60))
+def test_the_leet_step_reads_every_word_as_specified(text):
+    """The RE2 pattern that matches only the words the step may change (a letter beside a digit read as a letter, no
+    code digit) gives the step's specified reading on any text."""
+    from scanner.injection import deobfuscate as D
+
+    assert D._patterns()[1].sub(D._leet, text) == _leet_as_specified(text)

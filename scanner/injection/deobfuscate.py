@@ -64,7 +64,6 @@ from scanner.normalize import fold_text
 
 _SEPARATORS = " .-_*|/"
 _LEET = str.maketrans("013457", "oieast")
-_CODE_DIGITS = frozenset("2689")
 
 # The words attacks are made of (folded: lower case, no accents), English and Spanish: overrides, the reader
 # addressed, what is asked (reveal, reply, recommend, declare), what is set aside (rules, guidelines, sources).
@@ -145,7 +144,9 @@ def _patterns():
     never compiles them."""
     runs = "|".join(f"[a-z0-9](?:{re.escape(s)}[a-z0-9]){{2,}}" for s in _SEPARATORS)
     singles = rx.compile(f"(?<![a-z0-9])(?:{runs})(?![a-z0-9])")
-    leet = rx.compile(r"(?<![a-z0-9])[a-z0-9]*[013457][a-z0-9]*(?![a-z0-9])")
+    # a word of letters and the digits read as letters, holding both (so a letter beside such a digit): a word with a
+    # code digit, or with no letter, never matches, and the callback runs only for the words it may change
+    leet = rx.compile(r"(?<![a-z0-9])[a-z013457]*(?:[a-z][013457]|[013457][a-z])[a-z013457]*(?![a-z0-9])")
     cut_or_turn = rx.compile("(?<![a-z])" + _trie_regex([*_cut_forms(), *_BACKWARD_SIGNS]) + "(?![a-z])")
     hex_run = rx.compile(r"(?<![0-9a-z])(?:[0-9a-f]{2}){8,}(?![0-9a-z])")
     chain = rx.compile(r"(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9-])")
@@ -158,8 +159,8 @@ def _join(m) -> str:
 
 
 def _leet(m) -> str:
-    word = m.group(0)
-    if sum(c.isalpha() for c in word) < 2 or not _CODE_DIGITS.isdisjoint(word):
+    word = m.group(0)                           # no code digit: the pattern holds none
+    if sum(c.isalpha() for c in word) < 2:
         return word
     return word.translate(_LEET)
 
