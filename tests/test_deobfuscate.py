@@ -172,3 +172,18 @@ def test_the_leet_step_reads_every_word_as_specified(text):
     from scanner.injection import deobfuscate as D
 
     assert D._patterns()[1].sub(D._leet, text) == _leet_as_specified(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab01 .-_x|", max_size=40))
+def test_the_necessary_conditions_are_their_plain_forms(text):
+    """The cheap searches written to start with a character class find a text exactly when their plain forms do."""
+    import re
+
+    from scanner.injection import deobfuscate as D
+
+    sep = D._SEPARATOR
+    plain_join = re.compile(f"(?<![a-z0-9])[a-z0-9]{sep}[a-z0-9]{sep}[a-z0-9](?![a-z0-9])")
+    plain_read = re.compile(r"[a-z][013457]|[013457][a-z]")
+    assert (D._MAY_JOIN.search(text) is None) == (plain_join.search(text) is None)
+    assert (D._MAY_READ.search(text) is None) == (plain_read.search(text) is None)

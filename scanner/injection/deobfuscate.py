@@ -170,8 +170,12 @@ def _leet(m) -> str:
 # word of letters and such digits has one). Windows are a few hundred characters and neither pattern can backtrack
 # more than a few characters, so `re` serves here; the exact work is RE2's.
 _SEPARATOR = f"[{re.escape(_SEPARATORS)}]"
-_MAY_JOIN = re.compile(f"(?<![a-z0-9])[a-z0-9]{_SEPARATOR}[a-z0-9]{_SEPARATOR}[a-z0-9](?![a-z0-9])")
-_MAY_READ = re.compile(r"[a-z][013457]|[013457][a-z]")
+# Each starts with a character class and looks behind it (not the other way round): `re` then skips in C to each
+# separator or digit instead of trying a look-behind at every position (a quarter of the time on raw pages' windows,
+# the same windows found).
+_MAY_JOIN = re.compile(f"{_SEPARATOR}(?<=[a-z0-9]{_SEPARATOR})(?<![a-z0-9][a-z0-9]{_SEPARATOR})"
+                       f"[a-z0-9]{_SEPARATOR}[a-z0-9](?![a-z0-9])")
+_MAY_READ = re.compile(r"[013457](?:(?<=[a-z][013457])|(?=[a-z]))")
 
 
 def _join_pieces(text: str, words: list) -> str:
