@@ -37,11 +37,10 @@ window as written.
   words of CUT_WORDS or of those written backwards (or two of CUT_WORDS), and more than forwards.
 - A word split by markup or by string concatenation is joined (blind32, read after the thirty-eighth round):
   inline elements' tags between two letters are removed («asis<span></span>tente» → "asistente", as a page renders
-  it; «toneladas</td><td>IA» stays two words) and so is
-  a quote, a plus and a quote («"rev" + "eal your"» → "reveal your"). Letters spaced apart with wider gaps between
-  the words («n o   m e n c i o n e s   l a   m u l t a») have words of two letters too: in a window where a run of
-  three was joined, two single letters one space apart, with a gap of two or more spaces (or the window's edge) on
-  each side, are a word as well ("no", "la").
+  it; «toneladas</td><td>IA» stays two words), and so is a quote, a plus and a quote («"rev" + "eal your"» →
+  "reveal your"). Letters spaced apart with wider gaps between the words («n o   m e n c i o n e s   l a») have
+  words of two letters too: in a window where a run of three was joined, two single letters one space apart, with
+  a gap of two or more spaces (or the window's edge) on each side, are a word as well ("no", "la").
 - Encodings an attacker asks the reader to decode: percent-encoding (three or more `%XX` escapes, decoded as
   UTF-8), hexadecimal (a run of 16 or more hex digits whose bytes are UTF-8 text, mostly letters and spaces; a
   hash or a colour decodes to neither) and ROT13 (when the window names it: «rot13», «rot-13», «rot 13»; the
@@ -329,7 +328,6 @@ def _join_singles(text: str) -> str:
 def _may_decode(text: str) -> bool:
     """Necessary for `_decode` to change the text: an escape's "%", a decoded space's "20", ROT13's name."""
     return "%" in text or "20" in text or "rot" in text
-
 
 
 def deobfuscate(text: str) -> str:
