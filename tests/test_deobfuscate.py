@@ -171,7 +171,7 @@ def test_the_leet_step_reads_every_word_as_specified(text):
     code digit) gives the step's specified reading on any text."""
     from scanner.injection import deobfuscate as D
 
-    assert D._patterns()[1].sub(D._leet, text) == _leet_as_specified(text)
+    assert D._patterns().leet.sub(D._leet, text) == _leet_as_specified(text)
 
 
 @settings(max_examples=400, deadline=None)

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from scanner import rx
 from scanner.normalize import fold_text
@@ -134,13 +135,20 @@ def _may_cut_or_turn():
     of CUT_WORDS, or a word of CUT_WORDS or a function word backwards, standing as a word. An RE2 program (a trie of
     some 1,500 strings: RE2's automaton reads the window once; `re` tried the trie at every position, twice the
     time)."""
-    return _patterns()[2]
+    return _patterns().cut_or_turn
+
+
+class _Patterns(NamedTuple):
+    singles: rx.Pattern
+    leet: rx.Pattern
+    cut_or_turn: rx.Pattern
+    hex_run: rx.Pattern
+    chain: rx.Pattern
 
 
 @lru_cache(maxsize=None)
-def _patterns():
-    """(singles, leet, cut_or_turn, hex_run, chain): compiled on first use, so a scan that never scores a window
-    never compiles them."""
+def _patterns() -> _Patterns:
+    """The reading's RE2 programs, compiled on first use, so a scan that never scores a window never compiles them."""
     runs = "|".join(f"[a-z0-9](?:{re.escape(s)}[a-z0-9]){{2,}}" for s in _SEPARATORS)
     singles = rx.compile(f"(?<![a-z0-9])(?:{runs})(?![a-z0-9])")
     # a word of letters and the digits read as letters, holding both (so a letter beside such a digit): a word with a
@@ -149,7 +157,7 @@ def _patterns():
     cut_or_turn = rx.compile("(?<![a-z])" + _trie_regex([*_cut_forms(), *_BACKWARD_SIGNS]) + "(?![a-z])")
     hex_run = rx.compile(r"(?<![0-9a-z])(?:[0-9a-f]{2}){8,}(?![0-9a-z])")
     chain = rx.compile(r"(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9-])")
-    return singles, leet, cut_or_turn, hex_run, chain
+    return _Patterns(singles, leet, cut_or_turn, hex_run, chain)
 
 
 def _join(m) -> str:
@@ -260,7 +268,7 @@ def _decode(text: str) -> str:
 
         text = fold_text(unquote(text, errors="replace"))
     if "20" in text:                          # decoded text holds a space: its hex holds "20"
-        hex_run = _patterns()[3]
+        hex_run = _patterns().hex_run
         if hex_run.search(text) is not None:
             text = hex_run.sub(_decode_hex, text)
     name = _ROT13_NAME.search(text) if "rot" in text else None
@@ -290,7 +298,7 @@ def _may_join_syllables(text: str) -> bool:
 def _join_syllables(text: str) -> str:
     if not _enough_chains(len(_SHORT_CHAIN.findall(text)), text):
         return text
-    return _patterns()[4].sub(lambda m: m.group().replace("-", ""), text)
+    return _patterns().chain.sub(lambda m: m.group().replace("-", ""), text)
 
 
 # Split words (see the module's docstring): only inline elements' tags, which a browser renders inside a word (a cell's,
@@ -319,7 +327,7 @@ def _unsplit(text: str) -> str:
 
 
 def _join_singles(text: str) -> str:
-    joined = _patterns()[0].sub(_join, text)
+    joined = _patterns().singles.sub(_join, text)
     if joined != text and "  " in joined:
         joined = _WIDE_PAIR.sub(r"\1\2", joined)
     return joined
@@ -339,7 +347,7 @@ def deobfuscate(text: str) -> str:
     if _MAY_JOIN.search(text) is not None:
         text = _join_singles(text)
     if _MAY_READ.search(text) is not None:
-        text = _patterns()[1].sub(_leet, text)
+        text = _patterns().leet.sub(_leet, text)
     if _may_join_syllables(text):
         text = _join_syllables(text)
     if _may_cut_or_turn().search(text) is None:
