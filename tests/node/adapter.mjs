@@ -5,7 +5,7 @@
 //
 //   node adapter.mjs BASE_URL PHASE MODE OUT.json
 //
-// PHASE: rate_limit (10 concurrent searches), timeout (one search), partial (the gs-005 extract), storm (4
+// PHASE: rate_limit (RATE_LIMIT_CALLS concurrent searches, 16 unless set), timeout (one search), partial (the gs-005 extract), storm (4
 // searches into 5xx). MODE: good, nojitter (a fixed FIXED_TIMEOUT ms after Retry-After), nobreaker, noabort. Writes the call records to OUT.json, prints
 // "done", and exits when nothing is pending (a request left un-aborted keeps the process alive).
 import { writeFileSync } from "node:fs";
@@ -107,7 +107,8 @@ await (await fetch(`${baseUrl}/_centinela/stats`)).text();
 
 const records = [];
 if (phase === "rate_limit") {
-  for (const c of await Promise.all(Array.from({ length: 10 }, () => call("search", "/search", { query: QUERY })))) {
+  const n = Number(process.env.RATE_LIMIT_CALLS || 16);
+  for (const c of await Promise.all(Array.from({ length: n }, () => call("search", "/search", { query: QUERY })))) {
     records.push(...c.records);
   }
 } else if (phase === "timeout" || phase === "storm") {
