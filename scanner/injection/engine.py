@@ -13,6 +13,7 @@ import json
 import binascii
 import bisect
 import itertools
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -89,7 +90,7 @@ def decode_base64(text: str) -> list[Decoded]:
     return out
 
 
-def _json_values(text: str) -> list[str] | None:
+def json_values(text: str) -> list[str] | None:
     """The string values of `text` when it is a JSON object or array, else None."""
     head = text.lstrip()[:1]
     if head not in ("{", "["):
@@ -109,6 +110,32 @@ def _json_values(text: str) -> list[str] | None:
             stack.extend(reversed(list(v.values())))
         elif isinstance(v, list):
             stack.extend(reversed(v))
+    return out
+
+
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def prose_like(text: str) -> bool:
+    """Whether decoded text reads as words: three of two letters or more, letters and white space at least four
+    fifths of it (not a token, an identifier or a number)."""
+    if len(_WORD.findall(text, 0, 4000)) < 3:
+        return False
+    letters = sum(c.isalpha() or c.isspace() for c in text)
+    return letters >= 0.8 * len(text)
+
+
+def decoded_prose(text: str) -> list[Decoded]:
+    """The texts decoded from `text`'s base64 blobs that read as words, each with its blob's span; a decoded JSON
+    document gives its string values one by one (data, like JSON everywhere else)."""
+    out: list[Decoded] = []
+    if not (len(text) >= 24 and max(map(len, text.split()), default=0) >= 24):
+        return out
+    for item in decode_base64(text):
+        values = json_values(item.text)
+        for part in [item.text] if values is None else values:
+            if prose_like(part):
+                out.append(Decoded(part, item.start, item.end))
     return out
 
 
@@ -360,7 +387,7 @@ class InjectionScanner:
             # A decoded JSON document (configuration blobs in data-* attributes: headlines, URLs, labels) is data:
             # judged value by value, like JSON everywhere else, each value with the evidence a hidden JSON-LD
             # value needs — a lone "say" in a headline is not an instruction.
-            parts = _json_values(item.text)
+            parts = json_values(item.text)
             signal = rule.match.signal if parts is None else "hidden_instruction"
             for part in parts or [item.text]:
                 hit = self.lexicon.signal(signal, UnitText(part, self.lexicon).found)

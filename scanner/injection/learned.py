@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from scanner.findings import Finding
 from scanner.injection import features as F
 from scanner.injection import model as M
-from scanner.injection.engine import EVIDENCE_MAX, Block, InjectionScanner, _separator
+from scanner.injection.engine import EVIDENCE_MAX, Block, InjectionScanner, _separator, decoded_prose
 from scanner.injection.predicates import css_hidden, pdf_invisible
 from scanner.injection.reader_request import ReaderRequest, builtin
 from scanner.normalize import Normalized, normalize
@@ -56,9 +56,40 @@ _HIDDEN_OF = {"css_hidden": css_hidden, "pdf_hidden": pdf_invisible}
 class Item:
     """One text the model judges: a block of units, its normalised text and the groups it may belong to."""
     block: Block
-    norm: Normalized
+    norm: "Normalized | DecodedText"
     groups: tuple[str, ...]
     reasons: list[str] = field(default_factory=list)
+
+
+class DecodedText:
+    """What a base64 blob of a block's text decodes to, as the model reads it (`text`: folded), standing at the
+    blob: every span of it maps to the blob's span in the block (`start`, `end`)."""
+
+    __slots__ = ("text", "decoded", "start", "end")
+
+    def __init__(self, decoded: Normalized, start: int, end: int):
+        self.text = decoded.text
+        self.decoded = decoded
+        self.start, self.end = start, end
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        return self.start, self.end
+
+    def evidence(self, start: int, end: int) -> str:
+        """The decoded words of the folded span [start, end), as decoded."""
+        i, j = self.decoded.span(start, end)
+        return self.decoded.original[i:j]
+
+
+def decoded_items(items: list[Item]) -> list[Item]:
+    """For each item whose text holds base64 blobs that decode to words (`engine.decoded_prose`), an item of each
+    decoded text, in the item's groups and located at its blob: a request to decode and follow an encoded
+    instruction reads, to the model, as the request and a run of letters; the instruction itself only decoded."""
+    out = []
+    for it in items:
+        for d in decoded_prose(it.block.text):
+            out.append(Item(it.block, DecodedText(normalize(d.text), d.start, d.end), it.groups))
+    return out
 
 
 def attribute_group(unit) -> str:
@@ -266,6 +297,7 @@ class LearnedRule:
         items = collect(doc, self.channels)
         if not items:
             return []
+        items += decoded_items(items)
         wins = item_windows(items)
         score_windows(self.model, wins)
         return self._decide(doc, wins)
@@ -291,7 +323,7 @@ class LearnedRule:
                 elif not any(status):
                     group = "visible"
                 else:
-                    if not fixed:
+                    if not fixed and not isinstance(w.item.norm, DecodedText):
                         sub_items.extend(_split_runs(doc, w.item, idx, status, hidden_group))
                     continue
             if w.score < self.lowest(group):
@@ -347,7 +379,9 @@ class LearnedRule:
         cues = sorted(found)
         cued = self.threshold_of(group, found) < self.threshold(group)
         requested = self.threshold_of(group, found, request) < self.threshold_of(group, found)
-        why = f"score {prob:.2f} ≥ {threshold:.2f} for {group.replace('_', '-')} text"
+        decoded = isinstance(item.norm, DecodedText)
+        why = (f"score {prob:.2f} ≥ {threshold:.2f} for {group.replace('_', '-')} text"
+               + (" decoded from base64" if decoded else ""))
         if requested:
             why += " that asks its reader for something (a reader request: " + ", ".join(
                 g.replace("_", " ") for g in self.request.groups
@@ -362,8 +396,10 @@ class LearnedRule:
         if cues:
             why += "; cues: " + ", ".join(c.replace("_", " ") for c in cues)
         message = self.rule.message + f" ({'; '.join(reasons + [why])})"
-        evidence = " ".join(text[i:j].split())[:EVIDENCE_MAX]
-        finding = InjectionScanner._make(self.rule, item.block, doc, i, j, message, evidence, signal=["model"])
+        shown = item.norm.evidence(lo, hi) if decoded else text[i:j]
+        evidence = " ".join(shown.split())[:EVIDENCE_MAX]
+        finding = InjectionScanner._make(self.rule, item.block, doc, i, j, message, evidence, signal=["model"],
+                                         decoded=decoded)
         finding.vector = GROUP_VECTOR[group]
         finding.extra["model"] = {"score": round(prob, 4), "threshold": round(threshold, 4), "group": group,
                                   "top_terms": [[t, v] for t, v in terms], "cues": cues, "cued": cued,

@@ -28,7 +28,7 @@ from scanner.injection import features as F
 from scanner.injection import model as M
 from scanner.injection.deobfuscate import deobfuscate
 from scanner.injection.engine import INLINE_TAGS
-from scanner.injection.learned import PAGE_TEXT_GROUPS
+from scanner.injection.learned import GROUPS, PAGE_TEXT_GROUPS
 from scanner.loaders.html import TEXT_ATTRIBUTES
 from scanner.normalize import normalize, normalize_text
 
@@ -171,6 +171,18 @@ class ModelScreen:
             for group in ungated:
                 out.extend((group, p) for p in paragraphs)
         return out
+
+    def may_fire_decoded(self, texts: list[str]) -> bool:
+        """Whether a window of these texts (decoded from the page's base64 blobs, `learned.decoded_items`) comes
+        within the margin of the lowest threshold of any group: a blob may stand in any channel."""
+        norms = normalize_all(texts)
+        for rule in self.rules:
+            floor = min(rule.lowest(g) for g in GROUPS) - MARGIN
+            prepared = [p for norm in norms for s, e in M.windows(norm)
+                        if M.worth_scoring(p := F.prepare_normalized(norm[s:e]))]
+            if prepared and max(rule.model.scores(prepared).tolist()) >= floor:
+                return True
+        return False
 
     def may_fire(self, text: str, body: str, folded: str, joined: str) -> bool:
         # whitespace runs collapsed as a window's prepared text has them (a cue spelt across a line break); each

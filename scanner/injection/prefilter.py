@@ -24,6 +24,7 @@ import re
 import re2
 
 from scanner import rx
+from scanner.injection.engine import json_values, prose_like
 from scanner.injection.tagtext import strip_tags
 from scanner.normalize import fold_text
 from scanner.rulepack import Lexicon
@@ -186,7 +187,19 @@ class Prefilter:
                 decoded_rx = self.decoded_regex()
                 if decoded_rx is None or decoded_rx.search(fold_page(decoded)):
                     return True
+                # the learned rule reads what a blob decodes to when it reads as words (learned.decoded_items)
+                if self.model_screen is not None:
+                    words = _words_of(decoded)
+                    if words and self.model_screen.may_fire_decoded(words):
+                        return True
         return False
+
+
+def _words_of(decoded: str) -> list[str]:
+    """What `engine.decoded_prose` keeps of one decoded blob: the text, or its JSON string values, that read as
+    words."""
+    values = json_values(decoded)
+    return [part for part in ([decoded] if values is None else values) if prose_like(part)]
 
 
 def _keep_json_ld(m: rx.Match) -> str:
