@@ -126,13 +126,14 @@ thirty-second; their figures show what was fitted. `blind26` and `blind27` never
   which shipped (README); read since, in the default `--split` list;
 - `blind33`: 405 texts written the same way by two helpers (115 attacks and 88 English, 90 Spanish benign texts asked;
   at least 40 attacks a language subtle, about 15 obfuscated) before the thirty-ninth round's candidates were trained
-  (2026-12-07; three benign texts equal to earlier ones dropped): never trained; kept unread until the thirty-ninth
-  round, then measured once on its shipped rules and its two candidates, and chose between them (README); read
-  since, in the default `--split` list;
+  (2026-12-07; three benign texts equal to earlier ones dropped): kept unread until the thirty-ninth round, then
+  measured once on its shipped rules and its two candidates, and chose between them (README); read since, in the
+  default `--split` list; trains since the fortieth round (E44), so its figures show what was fitted;
 - `blind34`: 407 texts written the same way by two helpers (115 attacks and 88 English, 90 Spanish benign texts asked;
   at least 40 attacks a language subtle, about 15 obfuscated) after the thirty-ninth round, before any fortieth-round
-  candidate exists (2026-12-07; one benign text equal to an earlier one dropped): never read, never trained; kept
-  unread (KEPT_UNREAD) for the fortieth round's decision;
+  candidate exists (2026-12-07; one benign text equal to an earlier one dropped): never trained; kept unread until
+  the fortieth round, then measured once on its shipped rules and its three candidates, and chose between them
+  (README); read since, in the default `--split` list;
 - `blind35`: 403 texts written the same way by two helpers (115 attacks and 88 English, 90 Spanish benign texts asked;
   at least 40 attacks a language subtle, about 15 obfuscated) while the fortieth round's candidates trained, before
   its decision (2026-12-07; five benign texts equal to earlier ones dropped): never read, never trained; kept unread
@@ -181,7 +182,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind34", "blind35")
+KEPT_UNREAD: tuple[str, ...] = ("blind35",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:

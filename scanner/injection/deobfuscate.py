@@ -60,6 +60,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from scanner import rx
+from scanner.injection.tagtext import INLINE_TAGS
 from scanner.normalize import fold_text
 
 _SEPARATORS = " .-_*|/"
@@ -304,7 +305,7 @@ def _join_syllables(text: str) -> str:
 # Split words (see the module's docstring): only inline elements' tags, which a browser renders inside a word (a cell's,
 # a paragraph's or a line break's end a word: «toneladas</td><td>IA» stays two words); a tag is bounded (attributes
 # of at most 80 characters), so a search is linear in the window; the necessary conditions are a "<" and a "+".
-_INLINE_TAGS = "a|abbr|b|big|cite|code|del|em|font|i|ins|kbd|mark|q|s|small|span|strong|sub|sup|tt|u|var|wbr"
+_INLINE_TAGS = "|".join(sorted(INLINE_TAGS, key=lambda n: (-len(n), n)))      # tagtext's list, longest first
 # The pattern starts with its literal "<" (and looks behind it for the letter): `re` then skips to each "<" at once —
 # a leading look-behind made it try every position, twelve times the time on raw pages' windows.
 _TAG = rf"/?(?:{_INLINE_TAGS})(?:\s[^<>]{{0,80}})?/?>"

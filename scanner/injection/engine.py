@@ -21,7 +21,7 @@ from scanner import rx
 from scanner.findings import Finding
 from scanner.injection.predicates import PREDICATES
 from scanner.injection.signals import CompiledLexicon, UnitText
-from scanner.injection.tagtext import strip_tags, tag_names
+from scanner.injection.tagtext import INLINE_TAGS, strip_tags, tag_names
 from scanner.rulepack import Rule, load_pack
 from scanner.units import Channel, Document
 
@@ -153,10 +153,6 @@ _DECODE_HINT = {
 }
 
 
-INLINE_TAGS = frozenset({
-    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "label", "mark", "q",
-    "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr", "big", "tt", "strike",
-})
 
 
 _STANDALONE = frozenset({Channel.JSON_STRING, Channel.JSON_KEY})

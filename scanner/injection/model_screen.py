@@ -27,7 +27,7 @@ import re
 from scanner.injection import features as F
 from scanner.injection import model as M
 from scanner.injection.deobfuscate import deobfuscate
-from scanner.injection.engine import INLINE_TAGS
+from scanner.injection.tagtext import INLINE_TAGS
 from scanner.injection.learned import GROUPS, PAGE_TEXT_GROUPS
 from scanner.loaders.html import TEXT_ATTRIBUTES
 from scanner.normalize import normalize, normalize_text

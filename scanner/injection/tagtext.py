@@ -14,6 +14,15 @@ piece's text before that `<` stays, and a piece without `<` stays whole with its
 
 from __future__ import annotations
 
+# Inline (phrasing) elements: a browser renders them inside a line, so text across their tags reads on — one
+# sentence for the engine's block joining and the model's paragraphs, one word for the de-obfuscated reading when a
+# tag stands between two letters. The one list for all of them (two copies had drifted apart).
+INLINE_TAGS = frozenset({
+    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins", "kbd",
+    "label", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
+    "wbr",
+})
+
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NAME_CHARS = _NAME_START | frozenset("0123456789-")
 
