@@ -90,7 +90,7 @@ def decode_base64(text: str) -> list[Decoded]:
     return out
 
 
-def json_values(text: str) -> list[str] | None:
+def _json_values(text: str) -> list[str] | None:
     """The string values of `text` when it is a JSON object or array, else None."""
     head = text.lstrip()[:1]
     if head not in ("{", "["):
@@ -116,7 +116,7 @@ def json_values(text: str) -> list[str] | None:
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
-def prose_like(text: str) -> bool:
+def _prose_like(text: str) -> bool:
     """Whether decoded text reads as words: three of two letters or more, letters and white space at least four
     fifths of it (not a token, an identifier or a number)."""
     if len(_WORD.findall(text, 0, 4000)) < 3:
@@ -125,18 +125,24 @@ def prose_like(text: str) -> bool:
     return letters >= 0.8 * len(text)
 
 
+def prose_parts(decoded: str) -> list[str]:
+    """What of one decoded blob reads as words: the text, or a decoded JSON document's string values one by one
+    (data, like JSON everywhere else)."""
+    values = _json_values(decoded)
+    return [part for part in ([decoded] if values is None else values) if _prose_like(part)]
+
+
+def _may_hold_base64(text: str) -> bool:
+    """Necessary for a base64 run: 24 characters or more, none of them white space, so within one word of
+    str.split()."""
+    return len(text) >= 24 and max(map(len, text.split()), default=0) >= 24
+
+
 def decoded_prose(text: str) -> list[Decoded]:
-    """The texts decoded from `text`'s base64 blobs that read as words, each with its blob's span; a decoded JSON
-    document gives its string values one by one (data, like JSON everywhere else)."""
-    out: list[Decoded] = []
-    if not (len(text) >= 24 and max(map(len, text.split()), default=0) >= 24):
-        return out
-    for item in decode_base64(text):
-        values = json_values(item.text)
-        for part in [item.text] if values is None else values:
-            if prose_like(part):
-                out.append(Decoded(part, item.start, item.end))
-    return out
+    """The texts decoded from `text`'s base64 blobs that read as words (`prose_parts`), each with its blob's span."""
+    if not _may_hold_base64(text):
+        return []
+    return [Decoded(part, item.start, item.end) for item in decode_base64(text) for part in prose_parts(item.text)]
 
 
 DECODERS = {"unicode_tags": decode_unicode_tags, "zero_width": decode_zero_width, "base64": decode_base64}
@@ -147,12 +153,8 @@ _DECODE_HINT = {
                                and any("\U000e0020" <= c <= "\U000e007e" for c in t)),
     "zero_width": lambda t: (not t.isascii()) and len(t) >= 16 and not _ZW_CHARS.isdisjoint(t)
     and _ZW_RUN.search(t) is not None,
-    # a run is 24 characters or more, none of them white space: within one word of str.split()
-    "base64": lambda t: (len(t) >= 24 and max(map(len, t.split()), default=0) >= 24
-                         and _B64_RUN.search(t) is not None),
+    "base64": lambda t: _may_hold_base64(t) and _B64_RUN.search(t) is not None,
 }
-
-
 
 
 _STANDALONE = frozenset({Channel.JSON_STRING, Channel.JSON_KEY})
@@ -383,7 +385,7 @@ class InjectionScanner:
             # A decoded JSON document (configuration blobs in data-* attributes: headlines, URLs, labels) is data:
             # judged value by value, like JSON everywhere else, each value with the evidence a hidden JSON-LD
             # value needs — a lone "say" in a headline is not an instruction.
-            parts = json_values(item.text)
+            parts = _json_values(item.text)
             signal = rule.match.signal if parts is None else "hidden_instruction"
             for part in parts or [item.text]:
                 hit = self.lexicon.signal(signal, UnitText(part, self.lexicon).found)

@@ -60,6 +60,11 @@ class Item:
     groups: tuple[str, ...]
     reasons: list[str] = field(default_factory=list)
 
+    @property
+    def decoded(self) -> bool:
+        """Whether the text is what a base64 blob of the block decodes to (`decoded_items`)."""
+        return isinstance(self.norm, DecodedText)
+
 
 class DecodedText:
     """What a base64 blob of a block's text decodes to, as the model reads it (`text`: folded), standing at the
@@ -323,7 +328,7 @@ class LearnedRule:
                 elif not any(status):
                     group = "visible"
                 else:
-                    if not fixed and not isinstance(w.item.norm, DecodedText):
+                    if not fixed and not w.item.decoded:
                         sub_items.extend(_split_runs(doc, w.item, idx, status, hidden_group))
                     continue
             if w.score < self.lowest(group):
@@ -379,7 +384,7 @@ class LearnedRule:
         cues = sorted(found)
         cued = self.threshold_of(group, found) < self.threshold(group)
         requested = self.threshold_of(group, found, request) < self.threshold_of(group, found)
-        decoded = isinstance(item.norm, DecodedText)
+        decoded = item.decoded
         why = (f"score {prob:.2f} ≥ {threshold:.2f} for {group.replace('_', '-')} text"
                + (" decoded from base64" if decoded else ""))
         if requested:

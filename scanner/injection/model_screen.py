@@ -175,12 +175,13 @@ class ModelScreen:
     def may_fire_decoded(self, texts: list[str]) -> bool:
         """Whether a window of these texts (decoded from the page's base64 blobs, `learned.decoded_items`) comes
         within the margin of the lowest threshold of any group: a blob may stand in any channel."""
-        norms = normalize_all(texts)
+        prepared = [p for norm in normalize_all(texts) for s, e in M.windows(norm)
+                    if M.worth_scoring(p := F.prepare_normalized(norm[s:e]))]
+        if not prepared:
+            return False
         for rule in self.rules:
             floor = min(rule.lowest(g) for g in GROUPS) - MARGIN
-            prepared = [p for norm in norms for s, e in M.windows(norm)
-                        if M.worth_scoring(p := F.prepare_normalized(norm[s:e]))]
-            if prepared and max(rule.model.scores(prepared).tolist()) >= floor:
+            if max(rule.model.scores(prepared).tolist()) >= floor:
                 return True
         return False
 

@@ -24,7 +24,7 @@ import re
 import re2
 
 from scanner import rx
-from scanner.injection.engine import json_values, prose_like
+from scanner.injection.engine import prose_parts
 from scanner.injection.tagtext import strip_tags
 from scanner.normalize import fold_text
 from scanner.rulepack import Lexicon
@@ -189,17 +189,10 @@ class Prefilter:
                     return True
                 # the learned rule reads what a blob decodes to when it reads as words (learned.decoded_items)
                 if self.model_screen is not None:
-                    words = _words_of(decoded)
+                    words = prose_parts(decoded)
                     if words and self.model_screen.may_fire_decoded(words):
                         return True
         return False
-
-
-def _words_of(decoded: str) -> list[str]:
-    """What `engine.decoded_prose` keeps of one decoded blob: the text, or its JSON string values, that read as
-    words."""
-    values = json_values(decoded)
-    return [part for part in ([decoded] if values is None else values) if prose_like(part)]
 
 
 def _keep_json_ld(m: rx.Match) -> str:
