@@ -72,20 +72,28 @@ def decode_zero_width(text: str) -> list[Decoded]:
     return out
 
 
+def decode_blob(blob: str) -> str | None:
+    """What one base64 run (standard or URL-safe alphabet, padding optional) decodes to, when that is UTF-8 text
+    at least 95 % printable; None for a long word or number, bytes that are not UTF-8, or binary."""
+    if blob.isalpha() or blob.isdigit():       # a long word or number, not base64
+        return None
+    core = blob.rstrip("=")
+    padded = core + "=" * (-len(core) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    if decoded and sum(c.isprintable() or c.isspace() for c in decoded) >= 0.95 * len(decoded):
+        return decoded
+    return None
+
+
 def decode_base64(text: str) -> list[Decoded]:
     out = []
     for m in _B64_RUN.finditer(text):
-        blob = m.group(0)
-        if blob.isalpha() or blob.isdigit():       # a long word or number, not base64
-            continue
-        core = blob.rstrip("=")
-        padded = core + "=" * (-len(core) % 4)
-        try:
-            raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-            decoded = raw.decode("utf-8")
-        except (binascii.Error, ValueError, UnicodeDecodeError):
-            continue
-        if decoded and sum(c.isprintable() or c.isspace() for c in decoded) >= 0.95 * len(decoded):
+        decoded = decode_blob(m.group(0))
+        if decoded is not None:
             out.append(Decoded(decoded, m.start(), m.end()))
     return out
 

@@ -16,15 +16,13 @@ never less exact. The page-level regexes below run with RE2 too (scanner.rx).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import html
 import re
 
 import re2
 
 from scanner import rx
-from scanner.injection.engine import prose_parts
+from scanner.injection.engine import decode_blob, prose_parts
 from scanner.injection.tagtext import strip_tags
 from scanner.normalize import fold_text
 from scanner.rulepack import Lexicon
@@ -173,25 +171,22 @@ class Prefilter:
         return self.model_screen is not None and self.model_screen.may_fire(text, body, folded, joined)
 
     def _base64_text(self, body: str) -> bool:
+        """Whether a base64 run of the raw page decodes to text a rule could flag. The runs are the engine's
+        (`decode_blob` decodes each) found with a wider pattern — no look-ahead after the run, so a run the
+        markup or a fourth "=" ends is still read: over the raw page the prefilter must see every run the
+        engine's units can hold."""
         for m in _B64.finditer(body):
-            blob = m.group(0)
-            if blob.isalpha() or blob.isdigit():
+            decoded = decode_blob(m.group(0))
+            if decoded is None:
                 continue
-            core = blob.rstrip("=")
-            try:
-                raw = base64.b64decode((core + "=" * (-len(core) % 4)).replace("-", "+").replace("_", "/"), validate=True)
-                decoded = raw.decode("utf-8")
-            except (binascii.Error, ValueError, UnicodeDecodeError):
-                continue
-            if decoded and sum(c.isprintable() or c.isspace() for c in decoded) >= 0.95 * len(decoded):
-                decoded_rx = self.decoded_regex()
-                if decoded_rx is None or decoded_rx.search(fold_page(decoded)):
+            decoded_rx = self.decoded_regex()
+            if decoded_rx is None or decoded_rx.search(fold_page(decoded)):
+                return True
+            # the learned rule reads what a blob decodes to when it reads as words (learned.decoded_items)
+            if self.model_screen is not None:
+                words = prose_parts(decoded)
+                if words and self.model_screen.may_fire_decoded(words):
                     return True
-                # the learned rule reads what a blob decodes to when it reads as words (learned.decoded_items)
-                if self.model_screen is not None:
-                    words = prose_parts(decoded)
-                    if words and self.model_screen.may_fire_decoded(words):
-                        return True
         return False
 
 
