@@ -298,8 +298,10 @@ def test_cues_are_the_same_with_the_linear_time_set_and_with_re():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2003\u3000\x00ab", max_size=30))
+@given(st.lists(st.sampled_from([*" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2003\u3000\x00", "alfa", "beta"]), max_size=30).map("".join))
 def test_whitespace_collapses_as_re_would(text):
+    """Words, not single letters, between the white space: letters spaced apart are read as one word
+    (`deobfuscate`), so with single letters the property is false — hypothesis drew «a a a» on 2026-12-07."""
     import re
 
     assert F.prepare_normalized(text) == " " + re.sub(r"\s+", " ", text.replace("\x00", " ")).strip() + " "
