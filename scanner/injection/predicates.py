@@ -299,6 +299,51 @@ def jsonld_config_key(unit, doc) -> str:
     return ""
 
 
+# A meta tag's name or a data-* attribute's name that names an AI reader or its configuration. Read as the loader
+# gives attribute names (lower case: `data-aiNote` arrives as `data-ainote`), in words of letters and digits: one
+# of them one of these words, or one of the prefixes glued to a configuration word ("ainote", "llmhint",
+# "paraia"). Narrower than `_CONFIG_KEY`: words such as "system" name many ordinary things in attribute names
+# (Drupal's `data-drupal-link-system-path` on 63 of the 545 benign and real pages), none of these does.
+AI_NAME_WORDS = ("ai", "ia", "genai", "llm", "llms", "gpt", "chatgpt", "assistant", "assistants", "asistente",
+                 "asistentes", "chatbot", "chatbots", "crawler", "crawlers", "summarizer", "summariser")
+# Alone, "agent" (a support agent), "model" (a product's), "bot", "prompt" (a cookie prompt) and "instructions" (a
+# form's) name ordinary things; glued to a configuration word, or "for"/"para" glued to a reader, they do not.
+AI_NAME_PREFIXES = ("ai", "ia", "llm", "gpt", "genai", "assistant", "asistente", "agent", "agente", "model", "modelo",
+                    "chatbot", "bot", "for", "para", "parala")
+AI_NAME_CONFIG = ("note", "notes", "nota", "notas", "instruction", "instructions", "instrucciones", "prompt",
+                  "prompts", "hint", "hints", "guidance", "guide", "summary", "resumen", "directive", "directives",
+                  "directiva", "policy", "politica", "context", "contexto", "config", "rules", "reglas", "message",
+                  "mensaje", "msg", "memo", "notice", "aviso", "ai", "ia", "llm", "llms", "agents", "bots", "models")
+_WORDS = frozenset(AI_NAME_WORDS)
+_GLUED = frozenset(p + c for p in AI_NAME_PREFIXES for c in AI_NAME_CONFIG)
+_NAME_WORD = re.compile(r"[a-z0-9]+")
+_META_NAMING = ("name", "property", "http-equiv", "itemprop")
+
+
+def ai_name(name: str) -> bool:
+    """Whether an attribute or meta name names an AI reader or its configuration (`ai-instructions`, `aiNote`,
+    `llm:summary`, `note-for-ai`); the prefilter's screen (`prefilter._AI_NAMED`) is built from the same words."""
+    return any(w in _WORDS or w in _GLUED for w in _NAME_WORD.findall(name.lower()))
+
+
+def ai_named_attribute(unit, doc) -> str:
+    """A `<meta content>` whose name (or property, http-equiv, itemprop) names an AI reader or its configuration
+    (`ai-instructions`, `llm:summary`, `assistant-guidance`), or a `data-*` attribute named so (`data-ai-note`): no
+    reader but a machine looks there, whatever the value says of its addressee."""
+    if unit.channel != Channel.ATTRIBUTE or unit.element is None:
+        return ""
+    tag, _, attr = unit.locator.partition("@")
+    if attr == "content" and tag == "meta":
+        for key in _META_NAMING:
+            value = unit.element.attrs.get(key)
+            if value and ai_name(value):
+                return f'<meta {key}="{value[:60]}"> names an AI reader'
+        return ""
+    if attr.startswith("data-") and ai_name(attr[5:]):
+        return f"attribute {attr[:60]} names an AI reader"
+    return ""
+
+
 def json_value(unit, doc) -> str:
     """A JSON string value (not an object key)."""
     return "" if unit.attrs.get("is_key") else "value"
@@ -312,5 +357,6 @@ PREDICATES = {
     "ocr_layer": ocr_layer,
     "bidi_override": bidi_override,
     "jsonld_config_key": jsonld_config_key,
+    "ai_named_attribute": ai_named_attribute,
     "json_value": json_value,
 }

@@ -23,6 +23,7 @@ import re2
 
 from scanner import rx
 from scanner.injection.engine import decode_blob, prose_parts
+from scanner.injection.predicates import AI_NAME_CONFIG, AI_NAME_PREFIXES, AI_NAME_WORDS, ai_name
 from scanner.injection.tagtext import strip_tags
 from scanner.normalize import fold_text
 from scanner.rulepack import Lexicon
@@ -40,6 +41,17 @@ _RAW_BLOCKS = rx.compile(r"<(?:script(?:[^>\w][^>]*)?>.*?</script|style(?:[^>\w]
                          re.S | re.I)
 _JSON_ESCAPE = rx.compile(r"\\u([0-9a-fA-F]{4})")
 _B64 = rx.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
+# INJ016's screen (`predicates.ai_named_attribute`): a word of `ai_name` (letters and digits, case ignored) as a whole
+# word of a `data-*` attribute's name, or of the value of a name, property, http-equiv or itemprop attribute on any
+# tag. One search of the raw page; a naming value with a character reference is decoded and judged by `ai_name`.
+_AI_WORD = "(?:" + "|".join(sorted({*AI_NAME_WORDS, *(p + c for p in AI_NAME_PREFIXES for c in AI_NAME_CONFIG)},
+                                   key=lambda w: (-len(w), w))) + ")"
+_AI_NAMED = rx.compile(
+    r"data-(?:[^\s/>=\"']*[^a-z0-9\s/>=\"'])?" + _AI_WORD + r"(?![a-z0-9])"
+    r"|(?:name|property|http-equiv|itemprop)\s*=\s*[\"']?(?:[^\"'\s>]*[^a-z0-9\"'\s>])?" + _AI_WORD + r"(?![a-z0-9])",
+    re.I)
+_NAMING_WITH_REFERENCE = rx.compile(
+    r"""(?:name|property|http-equiv|itemprop)\s*=\s*(?:"([^"]*&[^"]*)"|'([^']*&[^']*)'|([^\s>]*&[^\s>]*))""", re.I)
 _LD_BLOCK = rx.compile(r"<script[^>\w][^>]*ld\+json[^>]*>(.*?)</script", re.S | re.I)
 # A JSON key naming AI configuration (keys are short: the search stays within 80 characters of a quote).
 _LD_CONFIG_KEY = rx.compile(
@@ -165,6 +177,8 @@ class Prefilter:
             for block in _LD_BLOCK.finditer(body):
                 if _LD_CONFIG_KEY.search(block.group(1)):
                     return True
+        if _ai_named_attribute(body):
+            return True
         if self._base64_text(body):
             return True
         # The learned rule (INJ015) needs its own screen: see model_screen.py.
@@ -188,6 +202,17 @@ class Prefilter:
                 if words and self.model_screen.may_fire_decoded(words):
                     return True
         return False
+
+
+def _ai_named_attribute(body: str) -> bool:
+    """Whether the page may hold an attribute INJ016 reads: every page `predicates.ai_named_attribute` could hold
+    on passes (a whole word of `ai_name` in a data-* name or in any naming value; references decoded)."""
+    if _AI_NAMED.search(body):
+        return True
+    for m in _NAMING_WITH_REFERENCE.finditer(body):
+        if ai_name(html.unescape(m.group(1) or m.group(2) or m.group(3) or "")):
+            return True
+    return False
 
 
 def _keep_json_ld(m: rx.Match) -> str:
