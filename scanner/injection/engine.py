@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from scanner import rx
 from scanner.findings import Finding
-from scanner.injection.predicates import PREDICATES
+from scanner.injection.predicates import CHEAP_PREDICATES, PREDICATES
 from scanner.injection.signals import CompiledLexicon, UnitText
 from scanner.injection.tagtext import INLINE_TAGS, strip_tags, tag_names
 from scanner.rulepack import Rule, load_pack
@@ -245,6 +245,11 @@ class InjectionScanner:
             for channel in rule.match.channels:
                 self.by_channel[channel].append(rule)
         self.gated = self.lexicon.gated
+        # Rules whose predicates all cost less than reading the text (a name or a key looked up): those first, so
+        # an ungated signal is searched only where they hold (INJ016's on every attribute text cost 7 % of a scan).
+        self.predicates_first = frozenset(
+            r.id for r in self.rules if r.match.require and all(
+                n in CHEAP_PREDICATES for n in (*r.match.require, *r.match.exclude)))
 
     def scan(self, doc: Document) -> list[Finding]:
         findings: list[Finding] = []
@@ -266,6 +271,11 @@ class InjectionScanner:
                     if finding:
                         findings.append(finding)
                     continue
+                first = None
+                if rule.id in self.predicates_first:
+                    first = self._predicates(rule, unit, doc)
+                    if first is None:
+                        continue
                 if cache is None:
                     known = texts.get(unit.text)
                     if known is None:
@@ -277,7 +287,7 @@ class InjectionScanner:
                 hit = self.lexicon.signal(m.signal, cache.found)
                 if hit is None:
                     continue
-                reasons = self._predicates(rule, unit, doc)
+                reasons = first if first is not None else self._predicates(rule, unit, doc)
                 if reasons is None:
                     continue
                 block = Block([unit], [0], unit.text)

@@ -349,6 +349,10 @@ def json_value(unit, doc) -> str:
     return "" if unit.attrs.get("is_key") else "value"
 
 
+# Predicates that look a name or a key up and read no text: a rule whose predicates are all among them is judged
+# by them before its signal is searched (engine.InjectionScanner.predicates_first).
+CHEAP_PREDICATES = frozenset({"jsonld_config_key", "ai_named_attribute", "json_value"})
+
 PREDICATES = {
     "css_hidden": css_hidden,
     "not_css_hidden": not_css_hidden,
