@@ -212,8 +212,18 @@ def explain(model: Model, prepared: str, k: int = TOP_TERMS) -> list[tuple[str, 
         else:
             term = prepared[ws:we]
         totals[term] = totals.get(term, 0.0) + c
-    ranked = sorted(((t, v) for t, v in totals.items() if v > 0), key=lambda tv: (-tv[1], tv[0]))
+    ranked = sorted(((t, v) for t, v in totals.items() if v > 0 and showable(t)), key=lambda tv: (-tv[1], tv[0]))
     return [(t, round(v, 3)) for t, v in ranked[:k]]
+
+
+_LONG_WORD = re.compile(r"[^\W\d_]{21,}")
+
+
+def showable(term: str) -> bool:
+    """Whether a weighed term may be shown in a finding: no digit and no run of more than 20 letters. A figure, a
+    phone number, an account, a key or a token can weigh in the score, and its fragment in a message is a datum
+    the outputs' scrubbing no longer recognises (a key's hex tail without its `tvly-` prefix)."""
+    return not any(c.isdigit() for c in term) and _LONG_WORD.search(term) is None
 
 
 def explain_concepts(model: Model, prepared: str, k: int = 3) -> list[tuple[str, float]]:
