@@ -314,16 +314,16 @@ AI_NAME_CONFIG = ("note", "notes", "nota", "notas", "instruction", "instructions
                   "prompts", "hint", "hints", "guidance", "guide", "summary", "resumen", "directive", "directives",
                   "directiva", "policy", "politica", "context", "contexto", "config", "rules", "reglas", "message",
                   "mensaje", "msg", "memo", "notice", "aviso", "ai", "ia", "llm", "llms", "agents", "bots", "models")
-_WORDS = frozenset(AI_NAME_WORDS)
-_GLUED = frozenset(p + c for p in AI_NAME_PREFIXES for c in AI_NAME_CONFIG)
+# Every word `ai_name` takes: the words alone and each prefix glued to a configuration word.
+AI_NAMES = frozenset(AI_NAME_WORDS) | frozenset(p + c for p in AI_NAME_PREFIXES for c in AI_NAME_CONFIG)
 _NAME_WORD = re.compile(r"[a-z0-9]+")
 _META_NAMING = ("name", "property", "http-equiv", "itemprop")
 
 
 def ai_name(name: str) -> bool:
     """Whether an attribute or meta name names an AI reader or its configuration (`ai-instructions`, `aiNote`,
-    `llm:summary`, `note-for-ai`); the prefilter's screen (`prefilter._AI_NAMED`) is built from the same words."""
-    return any(w in _WORDS or w in _GLUED for w in _NAME_WORD.findall(name.lower()))
+    `llm:summary`, `note-for-ai`); the prefilter's screen (`prefilter._AI_NAMED`) is built from the same AI_NAMES."""
+    return any(w in AI_NAMES for w in _NAME_WORD.findall(name.lower()))
 
 
 def ai_named_attribute(unit, doc) -> str:

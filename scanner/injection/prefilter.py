@@ -23,7 +23,7 @@ import re2
 
 from scanner import rx
 from scanner.injection.engine import decode_blob, prose_parts
-from scanner.injection.predicates import AI_NAME_CONFIG, AI_NAME_PREFIXES, AI_NAME_WORDS, ai_name
+from scanner.injection.predicates import AI_NAMES, ai_name
 from scanner.injection.tagtext import strip_tags
 from scanner.normalize import fold_text
 from scanner.rulepack import Lexicon
@@ -44,8 +44,7 @@ _B64 = rx.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
 # INJ016's screen (`predicates.ai_named_attribute`): a word of `ai_name` (letters and digits, case ignored) as a whole
 # word of a `data-*` attribute's name, or of the value of a name, property, http-equiv or itemprop attribute on any
 # tag. One search of the raw page; a naming value with a character reference is decoded and judged by `ai_name`.
-_AI_WORD = "(?:" + "|".join(sorted({*AI_NAME_WORDS, *(p + c for p in AI_NAME_PREFIXES for c in AI_NAME_CONFIG)},
-                                   key=lambda w: (-len(w), w))) + ")"
+_AI_WORD = "(?:" + "|".join(sorted(AI_NAMES, key=lambda w: (-len(w), w))) + ")"
 _AI_NAMED = rx.compile(
     r"data-(?:[^\s/>=\"']*[^a-z0-9\s/>=\"'])?" + _AI_WORD + r"(?![a-z0-9])"
     r"|(?:name|property|http-equiv|itemprop)\s*=\s*[\"']?(?:[^\"'\s>]*[^a-z0-9\"'\s>])?" + _AI_WORD + r"(?![a-z0-9])",
