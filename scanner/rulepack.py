@@ -229,15 +229,46 @@ class DerivedGroup(_Strict):
                     "unquoted: keep matches not inside quotation marks")
 
 
+class Mentions(_Strict):
+    """When a match of an instruction group is a mention, not a use: an attack quoted by a text about attacks, a
+    role turn of an example dialogue or API request (scanner/injection/signals.py, `CompiledLexicon.mentioned`)."""
+    description: str
+    groups: list[str] = Field(min_length=1, description="Groups whose matches are dropped where they are mentioned")
+    quote_cues: list[str] = Field(min_length=1, description=(
+        "Words that introduce a quotation (`reads`, `such as`, `frases como`): a match inside quotation marks "
+        "opened at most two words after one of them is a mention"))
+    example_cues: list[str] = Field(min_length=1, description=(
+        "Words that announce an example (`example`, `ejemplo`): with a user turn near it, a match after one of "
+        "them (within the window) is a role turn of an example dialogue"))
+    turn_groups: list[str] = Field(min_length=1, description=(
+        "Those of `groups` that mark a role's turn (a system message, «Assistant:»): only their matches can be "
+        "an example dialogue's"))
+    user_turns: list[str] = Field(min_length=1, description="A user's turn of a dialogue (`User:`, `\"role\": \"user\"`)")
+    message_roles: list[str] = Field(min_length=1, description=(
+        "A turn group's match holding one of these is a message of an API request (`\"role\": \"system\"`)"))
+    instruction_groups: list[str] = Field(min_length=1, description=(
+        "Groups that make a message an instruction: a message of `message_roles` followed by a user's message "
+        "with none of these after it (within the window) is an API request's, not an injected one"))
+    mentioned: list[str] = Field(min_length=2, description="Texts on which hidden_instruction must not hold")
+    used: list[str] = Field(min_length=2, description="Texts on which it must still hold")
+
+
 class Lexicon(_Strict):
     groups: dict[str, PatternGroup]
     derived: dict[str, DerivedGroup] = Field(default_factory=dict)
+    mentions: Mentions | None = None
     window: int = Field(default=300, ge=20, description="Max characters between the matches of one conjunction")
     signals: dict[str, list[list[str]]] = Field(
         description="signal -> any of these conjunctions of group names")
 
     @model_validator(mode="after")
     def _signals_name_groups(self):
+        if self.mentions is not None:
+            for g in (*self.mentions.groups, *self.mentions.instruction_groups):
+                if g not in self.groups:
+                    raise ValueError(f"mentions names unknown group {g}")
+            if not set(self.mentions.turn_groups) <= set(self.mentions.groups):
+                raise ValueError("mentions: every turn group must be one of its groups")
         for name, d in self.derived.items():
             if d.from_ not in self.groups:
                 raise ValueError(f"derived group {name} comes from unknown group {d.from_}")

@@ -51,3 +51,16 @@ def test_rule_ids_are_unique_and_every_rule_has_help_sections():
     assert len(ids) == len(set(ids))
     for r in RULES:
         assert all(getattr(r.help, k).strip() for k in ("what", "why", "example", "fix"))
+
+
+MENTION_CASES = [(polarity, text) for polarity in ("mentioned", "used") for text in getattr(LEXICON.mentions, polarity)]
+
+
+@pytest.mark.parametrize("polarity, text", MENTION_CASES, ids=[f"{p}-{i}" for i, (p, _) in enumerate(MENTION_CASES)])
+def test_lexicon_mention_examples(polarity, text):
+    """The lexicon's `mentions` prove themselves: every example holds a match of a group they filter (so a
+    `mentioned` one is not simply unmatched), and hidden_instruction holds on the `used` ones only."""
+    norm = normalize(text).text
+    assert any(COMPILED.groups[g].search(norm) for g in LEXICON.mentions.groups), text
+    held = COMPILED.signal("hidden_instruction", COMPILED.groups_in(norm)) is not None
+    assert held == (polarity == "used"), f"{polarity}: {text!r}"

@@ -49,6 +49,17 @@ class CompiledLexicon:
             name: all(any(self._base(g) not in GATE_EXEMPT for g in conj) for conj in alts)
             for name, alts in lexicon.signals.items()
         }
+        m = lexicon.mentions
+        self.mention_groups = frozenset(m.groups) if m is not None else frozenset()
+        if m is not None:
+            # a cue, at most two words, maybe a colon, then the quotation mark (the search ends at the mark)
+            self._quote_cue = rx.compile(r"\b(?:" + group_regex(m.quote_cues) + r")(?:\s+\w+){0,2}\s*[:,]?\s*$",
+                                         LEXICON_FLAGS)
+            self._example_cue = rx.compile(group_regex(m.example_cues), LEXICON_FLAGS)
+            self._user_turn = rx.compile(group_regex(m.user_turns), LEXICON_FLAGS)
+            self._instruction_groups = tuple(m.instruction_groups)
+            self._turn_groups = frozenset(m.turn_groups)
+            self._message_role = rx.compile(group_regex(m.message_roles), LEXICON_FLAGS)
 
     def _base(self, group: str) -> str:
         return self.derived[group].from_ if group in self.derived else group
@@ -61,12 +72,43 @@ class CompiledLexicon:
             hits = [Evidence(name, m.start(), m.end()) for m in group.finditer(text) if m.end() > m.start()]
             if hits:
                 found[name] = hits
+        if self.mention_groups and not self.mention_groups.isdisjoint(found):
+            used = {name: [e for e in hits if not self.mentioned(text, e, found)] if name in self.mention_groups else hits
+                    for name, hits in found.items()}
+            found = {name: hits for name, hits in used.items() if hits}
         for name, d in self.derived.items():
             keep = _opens_clause if d.where == "sentence_initial_unquoted" else _not_quoted
             hits = [Evidence(name, e.start, e.end) for e in found.get(d.from_, ()) if keep(text, e.start)]
             if hits:
                 found[name] = hits
         return found
+
+    def mentioned(self, text: str, e: Evidence, found: dict[str, list[Evidence]]) -> bool:
+        """The match is a mention, not a use (the lexicon's `mentions`): inside quotation marks a cue opens («read:
+        "…"», «frases como «…»»), or a role turn of an example dialogue — an example cue before it and a user turn
+        near it —, or an API request's message (`"role": "system"`) followed by a user's with no instruction after
+        it.
+        Everything it reads lies within the window of the match: linear in the text's hits."""
+        w = self.window
+        first = e.start                      # a match may take the quotation mark in (ai_address's «asistente, »)
+        while first < e.end and not text[first].isalnum():
+            first += 1
+        q = _open_quote(text, first, w)
+        if q != -1 and self._quote_cue.search(text, max(0, q - 60), q) is not None:
+            return True
+        if e.group not in self._turn_groups:
+            return False
+        near = self._user_turn.search(text, max(0, e.start - w), min(len(text), e.end + w))
+        if near is None:
+            return False
+        if self._example_cue.search(text, max(0, e.start - w), e.start) is not None:
+            return True
+        if self._message_role.search(text, e.start, e.end) is None:
+            return False
+        after = self._user_turn.search(text, e.end, min(len(text), e.end + w))
+        if after is None:
+            return False
+        return not any(e.end <= h.start < e.end + w for g in self._instruction_groups for h in found.get(g, ()))
 
     def signal(self, name: str, found: dict[str, list[Evidence]], after: int = 0) -> tuple[list[str], list[Evidence]] | None:
         """The first conjunction of the signal whose groups all match within the window, with the evidence
@@ -93,6 +135,31 @@ class CompiledLexicon:
             else:
                 return picked
         return None
+
+
+_CLOSERS = {"«": "»", "“": "”", "‘": "’", '"': '"', "'": "'"}
+
+
+def _open_quote(text: str, start: int, reach: int) -> int:
+    """The offset of the quotation mark the text at `start` sits inside — opened on its line at most `reach`
+    characters before, closed after it within `reach` —, or -1. An apostrophe («don't», «l'IA») opens and closes
+    nothing."""
+    lo = max(text.rfind("\n", 0, start) + 1, start - reach)
+    stack: list[int] = []
+    for j in range(lo, start):
+        ch = text[j]
+        if ch not in _CLOSERS and ch not in "»”’":
+            continue
+        if ch in "'’" and j > 0 and text[j - 1].isalnum() and j + 1 < len(text) and text[j + 1].isalnum():
+            continue                                          # an apostrophe inside a word
+        if stack and ch == _CLOSERS[text[stack[-1]]]:
+            stack.pop()
+        elif ch in _CLOSERS and not (ch == "'" and j > 0 and text[j - 1].isalnum()):
+            stack.append(j)
+    if not stack:
+        return -1
+    o = stack[-1]
+    return o if text.find(_CLOSERS[text[o]], start, start + reach) != -1 else -1
 
 
 def _not_quoted(text: str, start: int) -> bool:
