@@ -6,6 +6,7 @@ A conjunction holds only when its groups match NEAR each other (within the lexic
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from scanner import rx
@@ -73,8 +74,9 @@ class CompiledLexicon:
             if hits:
                 found[name] = hits
         if self.mention_groups and not self.mention_groups.isdisjoint(found):
-            used = {name: [e for e in hits if not self.mentioned(text, e, found)] if name in self.mention_groups else hits
-                    for name, hits in found.items()}
+            orders = sorted(h.start for g in self._instruction_groups for h in found.get(g, ()))
+            used = {name: [e for e in hits if not self.mentioned(text, e, orders)] if name in self.mention_groups
+                    else hits for name, hits in found.items()}
             found = {name: hits for name, hits in used.items() if hits}
         for name, d in self.derived.items():
             keep = _opens_clause if d.where == "sentence_initial_unquoted" else _not_quoted
@@ -83,12 +85,12 @@ class CompiledLexicon:
                 found[name] = hits
         return found
 
-    def mentioned(self, text: str, e: Evidence, found: dict[str, list[Evidence]]) -> bool:
+    def mentioned(self, text: str, e: Evidence, orders: list[int]) -> bool:
         """The match is a mention, not a use (the lexicon's `mentions`): inside quotation marks a cue opens («read:
         "…"», «frases como «…»»), or a role turn of an example dialogue — an example cue before it and a user turn
         near it —, or an API request's message (`"role": "system"`) followed by a user's with no instruction after
-        it.
-        Everything it reads lies within the window of the match: linear in the text's hits."""
+        it. `orders`: where the text's instruction groups match, sorted. Everything read lies within the window
+        of the match, so a text costs its hits times the window, never its length times its hits."""
         w = self.window
         first = e.start                      # a match may take the quotation mark in (ai_address's «asistente, »)
         while first < e.end and not text[first].isalnum():
@@ -108,7 +110,8 @@ class CompiledLexicon:
         after = self._user_turn.search(text, e.end, min(len(text), e.end + w))
         if after is None:
             return False
-        return not any(e.end <= h.start < e.end + w for g in self._instruction_groups for h in found.get(g, ()))
+        i = bisect_left(orders, e.end)
+        return not (i < len(orders) and orders[i] < e.end + w)
 
     def signal(self, name: str, found: dict[str, list[Evidence]], after: int = 0) -> tuple[list[str], list[Evidence]] | None:
         """The first conjunction of the signal whose groups all match within the window, with the evidence
@@ -144,7 +147,7 @@ def _open_quote(text: str, start: int, reach: int) -> int:
     """The offset of the quotation mark the text at `start` sits inside — opened on its line at most `reach`
     characters before, closed after it within `reach` —, or -1. An apostrophe («don't», «l'IA») opens and closes
     nothing."""
-    lo = max(text.rfind("\n", 0, start) + 1, start - reach)
+    lo = max(text.rfind("\n", max(0, start - reach), start) + 1, start - reach, 0)
     stack: list[int] = []
     for j in range(lo, start):
         ch = text[j]
