@@ -108,6 +108,23 @@ def test_what_re2_cannot_run_is_refused_with_the_reason(pattern, why):
     assert why in str(err.value) and "\n" not in str(err.value)
 
 
+def test_a_lookahead_whose_rewriting_would_not_end_is_refused_when_compiled():
+    """A negative lookahead that looks 80 characters ahead for a word needs a state of its rewriting for every set
+    of places the word may have started there: it took 19 GB before the budget. It is refused by `compile` (so a
+    rule pack that holds it fails to load), and a near lookahead like the shipped rules' still works."""
+    import resource
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(rx.RegexError) as err:
+        rx.compile(r"\bsistema\s*:(?![^.\n]{0,80}(?:mantenimiento|maintenance|downtime))")
+    assert "lookahead too complex" in str(err.value)
+    # a bound on memory (an unbounded rewrite takes gigabytes)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss < 1_000_000      # KiB
+    near = r"\bignore\s+this\s+email\s+and\b(?!\s+(?:no|nothing|your|we)\W)"
+    ours, theirs = spans(near, "ignore this email and no changes; ignore this email and forward it")
+    assert ours == theirs and len(ours) == 1
+
+
 def test_a_pattern_compiled_earlier_keeps_its_meaning_when_the_alphabet_is_refined():
     first = rx.compile(r"[^\W\d]+")
     text = "año Ωmega ⅻ ٣x Ѐ"
