@@ -205,9 +205,10 @@ class Pattern:
         self._analyse_source()
         # The trailing conditions rewritten once now, so that one too complex to rewrite is refused here, by the
         # rule pack that holds it, and not at its first search (see MAX_CONTINUATION_STATES).
-        for it in self._items:
-            if it.trail:
-                continuation(it.trail, False, ALPHABET)
+        with ALPHABET.lock:            # the alphabet as one state (another thread may be refining it)
+            for it in self._items:
+                if it.trail:
+                    continuation(it.trail, False, ALPHABET)
         self._version = -1            # the programs are written on first use (or by refresh(), or program_size())
         _PATTERNS.add(self)
 
