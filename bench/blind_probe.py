@@ -189,7 +189,8 @@ thirty-second; their figures show what was fitted. `blind26` and `blind27` never
   once on its shipped rules and its candidate, which did not ship (README); read since, in the default `--split` list;
 - `blind45`: 409 texts written the same way by two helpers (115 attacks and 90 benign texts a language asked; at least
   40 attacks a language subtle, about 15 obfuscated) during the fiftieth round, before its decision (2026-12-07; one
-  Spanish benign text equal to an earlier one dropped): never read, never trained; kept unread (KEPT_UNREAD) for the fifty-first round;
+  Spanish benign text equal to an earlier one dropped): never read, never trained; kept unread (KEPT_UNREAD) for the
+  fifty-first round;
 - `written9`: 499 texts written the same way on 2026-12-06 to train a twenty-seventh-round candidate (subtle attacks
   that never name what they override, benign text in the same carriers); the candidate was not chosen (written8
   1,136 against the shipped 1,160), so they did not train until the thirty-second round chose a candidate trained
