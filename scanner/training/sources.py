@@ -33,7 +33,8 @@ BLIND_DIR = CORPUS / "blind"                   # one file a split: dev.jsonl and
 # benign-only splits removed once empty), `blind23` … `blind25` and written9 since the thirty-second, `blind26`,
 # written10 and `blind27` since the thirty-fourth, `blind33` since the fortieth, `blind34` since the forty-first,
 # `blind35` since the forty-second, `blind36` since the forty-third, `blind37` since the forty-fourth, `blind38` since
-# the forty-fifth, `blind39` since the forty-sixth, `blind40` since the forty-seventh, `blind41` since the forty-eighth.
+# the forty-fifth, `blind39` since the forty-sixth, `blind40` since the forty-seventh, `blind41` since the
+# forty-eighth, `blind42` … `blind44` since the fifty-first.
 # Texts written blind by helpers are the material closest to what issue 13 is judged on; once read they no longer
 # estimate anything, so they teach. No text of blind28, blind29 or a split kept unread ever trains: bench/blind_probe.py
 # measures on them.
@@ -41,7 +42,8 @@ TRAINING_SPLITS = ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "b
                    "blind11", "blind12", "blind13", "blind14", "written5", "written6", "written7",
                    "blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22", "written8",
                    "blind23", "blind24", "blind25", "written9", "blind26", "written10", "blind27", "blind33",
-                   "blind34", "blind35", "blind36", "blind37", "blind38", "blind39", "blind40", "blind41")
+                   "blind34", "blind35", "blind36", "blind37", "blind38", "blind39", "blind40", "blind41",
+                   "blind42", "blind43", "blind44")
 WRITTEN_DIR = CORPUS / "written"               # attacks and benign hidden texts written to train: es-N.jsonl, en-N.jsonl
 
 ATTACK_SOURCES = ("tensor-trust-extraction", "tensor-trust-hijacking", "llm-guard", "bipia", "greshake",
