@@ -166,6 +166,7 @@ _DECODE_HINT = {
 
 
 _STANDALONE = frozenset({Channel.JSON_STRING, Channel.JSON_KEY})
+_COMMENT = re.compile(r"<!--.*?-->", re.S)     # bounded by the gap it is searched in (400 characters)
 
 
 @dataclass(slots=True)
@@ -189,8 +190,14 @@ def _separator(doc: Document, a, b) -> str:
     if a.container != b.container or b.start < a.end or a.channel != b.channel:
         return "\n"
     between = doc.text[a.end:b.start]
-    if len(between) > 400 or "<!--" in between:
+    if len(between) > 400:
         return "\n"
+    if "<!--" in between:
+        # A comment renders as nothing: «Ign<!-- -->ore» reads «Ignore» (blind44). Complete comments are cut out and
+        # the rest judged as any gap; one left open (or a stray "-->") is not markup this can judge: a line break.
+        between = _COMMENT.sub("", between)
+        if "<!--" in between or "-->" in between:
+            return "\n"
     if "<" not in between:                     # no markup: the gap is the text between
         return "\n" if "\n" in between else (" " if between else "")
     names = tag_names(between)

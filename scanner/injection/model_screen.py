@@ -51,6 +51,13 @@ _INLINE_NAMES = "|".join(sorted(INLINE_TAGS, key=len, reverse=True))
 _BREAK = re.compile(r"<!--.*?(?:-->|\Z)|</?(?!(?:" + _INLINE_NAMES + r")(?![a-zA-Z0-9:-]))[a-zA-Z][a-zA-Z0-9:-]*[^>]*>",
                     re.S | re.I)
 _INLINE = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]*[^>]*>")
+# Every comment, closed or not (one left open runs to the end, so a page of unclosed "<!--" stays linear); the
+# closed ones are dropped, an open one kept for `_BREAK`.
+_CLOSED_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+
+
+def _drop_closed(m) -> str:
+    return "" if m.group().endswith("-->") and len(m.group()) >= 7 else m.group()
 _GROUP_OF_FALLBACK = {"noscript": "noscript", "iframe": "noscript", "noembed": "noscript", "noframes": "noscript",
                       "template": "template", "svg": "svg_text"}
 _GATE_CUES_RX: dict = {}
@@ -97,7 +104,10 @@ def _gate_regex(cues: frozenset):
 
 
 def _paragraphs(markup: str) -> list[str]:
-    """Text of a markup fragment, split where a non-inline tag (or a comment) stands, inline tags dropped."""
+    """Text of a markup fragment, split where a non-inline tag (or a comment left open) stands, inline tags and
+    complete comments dropped (a comment renders as nothing: the loader's blocks read «Ign<!-- -->ore» as one word)."""
+    if "<!--" in markup:
+        markup = _CLOSED_COMMENT.sub(_drop_closed, markup)
     # "\x00", not "\n": a line break inside a text node does not cut it
     parts = _INLINE.sub("", _BREAK.sub("\x00", markup)).split("\x00")
     return [p for p in (html.unescape(x) for x in parts) if p.strip()]
