@@ -54,10 +54,6 @@ _INLINE = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]*[^>]*>")
 # Every comment, closed or not (one left open runs to the end, so a page of unclosed "<!--" stays linear); the
 # closed ones are dropped, an open one kept for `_BREAK`.
 _CLOSED_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-
-
-def _drop_closed(m) -> str:
-    return "" if m.group().endswith("-->") and len(m.group()) >= 7 else m.group()
 _GROUP_OF_FALLBACK = {"noscript": "noscript", "iframe": "noscript", "noembed": "noscript", "noframes": "noscript",
                       "template": "template", "svg": "svg_text"}
 _GATE_CUES_RX: dict = {}
@@ -101,6 +97,11 @@ def _gate_regex(cues: frozenset):
         except Exception:  # pragma: no cover
             _GATE_CUES_RX[key] = re.compile(pattern)
     return _GATE_CUES_RX[key]
+
+
+def _drop_closed(m) -> str:
+    # shorter than «<!---->», a match ending in "-->" overlaps its own opener («<!-->» at the end): it ran to the end
+    return "" if m.group().endswith("-->") and len(m.group()) >= 7 else m.group()
 
 
 def _paragraphs(markup: str) -> list[str]:
