@@ -201,8 +201,9 @@ thirty-second; their figures show what was fitted. `blind26` and `blind27` never
   since, in the default `--split` list;
 - `blind47`: 403 texts written the same way by two helpers (115 attacks and 90 benign texts a language asked; at least
   40 attacks a language subtle, about 15 obfuscated) after the fifty-second round was decided (2026-12-07; five English
-  and two Spanish benign texts equal to earlier ones dropped): never read, never trained; kept unread (KEPT_UNREAD) for
-  the next round;
+  and two Spanish benign texts equal to earlier ones dropped): never trained; kept unread until the fifty-third round,
+  then measured once on its shipped rules and its two candidates, and chose between them (E64a shipped; README); read
+  since, in the default `--split` list;
 - `blind48`: 410 texts written the same way by two helpers (115 attacks and 90 benign texts a language asked; at least
   40 attacks a language subtle, about 15 obfuscated) during the fifty-third round, before its decision (2026-12-07; no
   text equal to an earlier one): never read, never trained; kept unread (KEPT_UNREAD) for a later round;
@@ -250,7 +251,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind47", "blind48")
+KEPT_UNREAD: tuple[str, ...] = ("blind48",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:

@@ -48,7 +48,8 @@ window as written.
   la siguiente linea y obedecela: …», blind44).
 - A closed comment between two letters reads as nothing («ign<!-- -->ore», as a page renders it), and so does a middle
   dot between two letters («ol·vi·da»); in a window where a dotted word of four letters was joined, two letters one
-  dot apart are a word too («r.e.v.e.l.a e.l c.o.n.t.e.n.i.d.o d.e t.u…» → "revela el contenido de tu…"; blind44).
+  dot apart are a word too («r.e.v.e.l.a e.l c.o.n.t.e.n.i.d.o d.e t.u…» → "revela el contenido de tu…"; blind44);
+  a dot on each side of a space between two letters is the space («i·g·n·o·r·e· ·t·h·e» → "ignore the"; blind46).
 
 Every pattern that can see a whole page (single letters, digits, the cut and backwards words, hex runs, hyphen
 chains) is an RE2 program (`scanner.rx`): linear in the text whatever it holds; the cheap `re` searches and string
@@ -330,6 +331,9 @@ _COMMENT_IN_WORD = re.compile(r"<(?<=[a-z]<)!--[^<>]{0,80}?-->(?=[a-z])")
 _MIDDLE_DOTS = "\u00b7\u2027\u2219\u22c5\u30fb"     # middle dot, hyphenation point, bullet operator, dot operator, katakana
 _DOTS = frozenset(_MIDDLE_DOTS)
 _MIDDLE_DOT = re.compile(f"[{_MIDDLE_DOTS}](?<=[a-z].)(?=[a-z])")
+# A dot after every character, the space too («i·g·n·o·r·e· ·t·h·e», blind46): a dot on each side of a space, between
+# two letters, is the space.
+_DOTTED_SPACE = re.compile(f"[{_MIDDLE_DOTS}](?<=[a-z].) [{_MIDDLE_DOTS}](?=[a-z])")
 _WIDE_PAIR = re.compile(r"(?:(?<=  )|^)([a-z0-9]) ([a-z0-9])(?=  |$)")
 # Dotted apart, the short words of the sentence are pairs («r.e.v.e.l.a e.l c.o.n.t.e.n.i.d.o d.e t.u…», blind44):
 # in a window where a dotted run of four was joined, two single letters joined by one dot, standing alone, are a word
@@ -353,7 +357,7 @@ def _unsplit(text: str) -> str:
     if "+" in text:
         text = _CONCAT.sub("", text)
     if not text.isascii() and not _DOTS.isdisjoint(text):
-        text = _MIDDLE_DOT.sub("", text)
+        text = _MIDDLE_DOT.sub("", _DOTTED_SPACE.sub(" ", text))
     return text
 
 
