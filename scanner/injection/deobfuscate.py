@@ -342,11 +342,14 @@ _DOTTED_RUN = re.compile(r"(?<![a-z0-9])[a-z0-9]\.[a-z0-9]\.[a-z0-9]\.[a-z0-9]")
 _DOTTED_PAIR = re.compile(r"(?<![a-z0-9.])([a-z])\.([a-z])(?![a-z0-9])(?!\.[a-z0-9])")
 
 
+def _holds_middle_dot(text: str) -> bool:
+    return not text.isascii() and not _DOTS.isdisjoint(text)      # most windows are ASCII: one C-speed test
+
 
 def _may_unsplit(text: str) -> bool:
     """Necessary for `_unsplit` to change the text: a tag's or a comment's "<", a concatenation's "+", a middle
     dot."""
-    return "<" in text or "+" in text or (not text.isascii() and not _DOTS.isdisjoint(text))
+    return "<" in text or "+" in text or _holds_middle_dot(text)
 
 
 def _unsplit(text: str) -> str:
@@ -356,7 +359,7 @@ def _unsplit(text: str) -> str:
             text = _COMMENT_IN_WORD.sub("", text)
     if "+" in text:
         text = _CONCAT.sub("", text)
-    if not text.isascii() and not _DOTS.isdisjoint(text):
+    if _holds_middle_dot(text):
         text = _MIDDLE_DOT.sub("", _DOTTED_SPACE.sub(" ", text))
     return text
 
