@@ -163,9 +163,14 @@ class Match(_Strict):
     channels: list[Channel] = Field(min_length=1, description="Channels the rule looks at")
     require: list[str] = Field(default_factory=list, description="Named predicates that must all hold for the unit")
     exclude: list[str] = Field(default_factory=list, description="Named predicates any of which excludes the unit")
-    decode: Optional[Literal["unicode_tags", "zero_width", "base64"]] = Field(
-        default=None, description="Decode hidden content first and judge the decoded text")
+    decode: Optional[Literal["unicode_tags", "zero_width", "base64", "reading"]] = Field(
+        default=None, description="Decode hidden content first and judge the decoded text; `reading`: the "
+                                  "de-obfuscated reading of each window the learned rule reads (letters spaced or "
+                                  "dotted apart, leetspeak, cut words, text written backwards…)")
     signal: Optional[str] = Field(default=None, description="A signal of the lexicon the (decoded) text must show")
+    visible_signal: Optional[str] = Field(
+        default=None, description="decode: reading only — the signal a text judged visible must show (`signal` is "
+                                  "then the hidden channels'); `signal` when unset")
     model: Optional[ModelSpec] = Field(default=None, description="A learned rule: judged by a model, not a signal")
     span: Literal["unit", "sentence"] = Field(
         default="unit", description="unit: the finding covers the whole unit; sentence: the sentences with the evidence")
@@ -177,6 +182,8 @@ class Match(_Strict):
     def _signal_or_model(self):
         if (self.signal is None) == (self.model is None):
             raise ValueError("a rule has either a lexicon `signal` or a `model`")
+        if self.visible_signal is not None and self.decode != "reading":
+            raise ValueError("`visible_signal` belongs to a rule that judges the reading (`decode: reading`)")
         return self
 
 
@@ -351,6 +358,8 @@ def load_rule(path: Path, predicates: set[str], signals: set[str]) -> Rule:
             raise RuleError(f"{path}: match: unknown predicate {name!r} (known: {', '.join(sorted(predicates))})")
     if rule.match.signal is not None and rule.match.signal not in signals:
         raise RuleError(f"{path}: match.signal: unknown signal {rule.match.signal!r}")
+    if rule.match.visible_signal is not None and rule.match.visible_signal not in signals:
+        raise RuleError(f"{path}: match.visible_signal: unknown signal {rule.match.visible_signal!r}")
     rule.source = str(path)
     return rule
 

@@ -72,7 +72,8 @@ class Scanner:
             from scanner.injection.prefilter import Prefilter
             from scanner.injection.signals import GATE_EXEMPT
 
-            pf = Prefilter(self.injection.lexicon.lexicon, GATE_EXEMPT, tuple(self.injection.learned))
+            pf = Prefilter(self.injection.lexicon.lexicon, GATE_EXEMPT, tuple(self.injection.learned),
+                           tuple(self.injection.reading))
             self._gate = pf if pf.enabled else False
         return self._gate or None
 

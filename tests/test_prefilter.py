@@ -17,6 +17,8 @@ from scanner.scan import Scanner
 
 SCANNER = Scanner(("injection",))
 PREFILTER = SCANNER.prefilter
+# the rules with a screen of their own (model_screen.py): the learned rule and the rule on its reading
+SCREENED = ("INJ015", "INJ017")
 LEXICON, RULES = load_pack()
 
 
@@ -113,12 +115,12 @@ CARRIER_TEXTS = _carrier_texts()
                                                         "visible"]),
        st.sampled_from(["", "<p>Caf&eacute; y <b>pan</b></p>", "<meta name=\"ai-instructions\" content=\"Hola\">"]))
 def test_prefilter_never_hides_a_model_finding(text, carrier, extra):
-    """The model's own screen: wherever the full scan has an INJ015 finding, the prefilter loads the page."""
+    """The model's own screen: wherever the full scan has an INJ015 (or INJ017) finding, the prefilter loads the page."""
     from scanner.training.carriers import html_carrier
 
     markup = html_carrier(carrier, text.text).replace("<main>", "<main>" + extra)
     findings = SCANNER.scan_document(load_bytes(markup.encode(), "c.html"))
-    if any(f.rule_id == "INJ015" for f in findings):
+    if any(f.rule_id in SCREENED for f in findings):
         assert PREFILTER.may_hold_injection(markup), (carrier, text.text[:100])
 
 
@@ -133,12 +135,12 @@ def _cut_by_comments(text: str) -> str:
 @given(st.sampled_from(CARRIER_TEXTS), st.sampled_from(["css_hidden", "white_on_white", "alt", "json_ld", "visible"]))
 def test_prefilter_never_hides_a_model_finding_in_words_cut_by_comments(text, carrier):
     """A comment inside a word renders as nothing, so the blocks and the screen's paragraphs both read across it:
-    wherever the full scan has an INJ015 finding on such a page, the prefilter loads it."""
+    wherever the full scan has an INJ015 (or INJ017) finding on such a page, the prefilter loads it."""
     from scanner.training.carriers import html_carrier
 
     markup = html_carrier(carrier, _cut_by_comments(text.text))
     findings = SCANNER.scan_document(load_bytes(markup.encode(), "c.html"))
-    if any(f.rule_id == "INJ015" for f in findings):
+    if any(f.rule_id in SCREENED for f in findings):
         assert PREFILTER.may_hold_injection(markup), (carrier, text.text[:100])
 
 
@@ -215,13 +217,13 @@ def carrier_page(kind: str, text: str) -> str:
 
 
 def _assert_screen_passes(text: str, kinds=ALL_CARRIERS) -> list[str]:
-    """Every carrier where the full scan has an INJ015 finding for `text` must pass the prefilter; returns the
+    """Every carrier where the full scan has an INJ015 (or INJ017) finding for `text` must pass the prefilter; returns the
     carriers where it fired."""
     fired = []
     for kind in kinds:
         markup = carrier_page(kind, text)
         findings = SCANNER.scan_document(load_bytes(markup.encode(), "c.html"))
-        if any(f.rule_id == "INJ015" for f in findings):
+        if any(f.rule_id in SCREENED for f in findings):
             fired.append(kind)
             assert PREFILTER.may_hold_injection(markup), (kind, text[:120])
     return fired
@@ -248,7 +250,7 @@ def test_the_screen_passes_the_page_it_once_hid():
 
 def test_every_shared_attack_the_scan_flags_passes_the_screen_in_every_carrier():
     """A sweep (a fixed sample, one text in 25, every source, and the case that once slipped through), in every
-    carrier: wherever INJ015 fires on the full load, the prefilter loads the page."""
+    carrier: wherever INJ015 (or INJ017) fires on the full load, the prefilter loads the page."""
     attacks = _shared_attacks()
     sample = attacks[::25] + [t for t in attacks if t.ident in ("purplellama-english-220",)]
     sources = {t.source for t in sample}

@@ -28,9 +28,10 @@ def test_rule_example(rule, polarity, index, example):
     if polarity == "positive":
         assert hits, f"{rule.id} should flag {example.file}: {example.content[:120]!r}"
         for f in hits:
-            # a learned rule reports the vector of the channel it found the text in
+            # a learned rule, and the rule on the learned rule's reading, report the vector of the channel they found
+            # the text in
             assert f.kind == "injection" and (f.vector == rule.vector or (
-                rule.match.model is not None and f.vector in GROUP_VECTOR.values()))
+                (rule.match.model is not None or rule.match.decode == "reading") and f.vector in GROUP_VECTOR.values()))
             assert 0 <= f.start < f.end
     else:
         assert not hits, f"{rule.id} must not flag {example.file}: {[h.evidence for h in hits]}"

@@ -239,12 +239,21 @@ class InjectionScanner:
         self.by_channel: dict = defaultdict(list)
         self.block_rules: list[Rule] = []
         self.learned: list = []                # model rules (scanner/injection/learned.py), beside the lexicon
+        # the lexicon on the de-obfuscated reading of the learned rule's windows (scanner/injection/reading.py);
+        # with `learned=False` (the lexicon as written: what training and the bench's lexicon column read) not run
+        self.reading: list = []
         for rule in self.rules:
             if rule.match.model is not None:
                 if learned:
                     from scanner.injection.learned import LearnedRule
 
                     self.learned.append(LearnedRule(rule, lexicon=lexicon))
+                continue
+            if rule.match.decode == "reading":
+                if learned:
+                    from scanner.injection.reading import ReadingRule
+
+                    self.reading.append(ReadingRule(rule, self.lexicon))
                 continue
             if rule.match.scope == "block":
                 self.block_rules.append(rule)
@@ -301,8 +310,13 @@ class InjectionScanner:
                 findings.append(self._finding(rule, block, doc, cache, hit, reasons))
         for rule in self.block_rules:
             findings.extend(self._scan_blocks(rule, doc))
+        # the learned and the reading rules read the same windows: cut once for rules of the same channels
+        windows: dict = {}
         for learned in self.learned:
-            findings.extend(learned.scan(doc))
+            findings.extend(learned.scan(doc, windows))
+        for reading in self.reading:
+            wins = windows.get(reading.channels)
+            findings.extend(reading.scan(doc, wins))
         findings.sort(key=Finding.sort_key)
         return findings
 

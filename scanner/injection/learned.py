@@ -298,12 +298,18 @@ class LearnedRule:
         """The window's span holds a reader request (searched in place in its item's text)."""
         return self.request is not None and self.request.holds(win.item.norm.text, win.start, win.end)
 
-    def scan(self, doc: Document) -> list[Finding]:
+    def scan(self, doc: Document, cut: dict | None = None) -> list[Finding]:
+        """Findings of `doc`; `cut` (when given) keeps the windows by the rule's channels, for other rules that
+        read the same windows (`reading.ReadingRule`)."""
         items = collect(doc, self.channels)
         if not items:
+            if cut is not None:
+                cut[self.channels] = []
             return []
         items += decoded_items(items)
         wins = item_windows(items)
+        if cut is not None:
+            cut[self.channels] = wins
         score_windows(self.model, wins)
         return self._decide(doc, wins)
 

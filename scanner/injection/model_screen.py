@@ -138,8 +138,44 @@ def _json_strings(value, out: list[str]) -> None:
 
 
 class ModelScreen:
-    def __init__(self, learned_rules):
+    def __init__(self, learned_rules, reading_rx=None):
+        """`reading_rx`: the lexicon's trigger phrases, relaxed, when the pack has a rule on the de-obfuscated reading
+        (`reading.ReadingRule`): a page passes when the reading of a window of its texts holds one (`may_read`)."""
         self.rules = list(learned_rules)
+        self.reading_rx = reading_rx
+
+    def may_read(self, texts: list[str], prepared: dict[str, str]) -> bool:
+        """Whether the reading of a window of these texts (`reading.reading_of`), where it differs from the window
+        as written, holds a trigger phrase: the windows the learned rule reads (`M.windows` of each normalised
+        text, those `M.worth_scoring`), so a page where none does cannot fire the reading rule. `prepared` keeps
+        each window's prepared text for `may_fire`, which reads the same windows."""
+        from scanner.injection.reading import reading_of
+
+        rx_ = self.reading_rx
+        if rx_ is None:
+            return False
+        raws = list(dict.fromkeys(t for t in texts if t.strip()))
+        for norm in normalize_all(raws):
+            for s, e in M.windows(norm):
+                w = norm[s:e]
+                p = prepared.get(w)
+                if p is None:
+                    p = prepared[w] = F.prepare_normalized(w)
+                if not M.worth_scoring(p):
+                    continue
+                reading = reading_of(w, p)
+                if reading is not None and rx_.search(reading) is not None:
+                    return True
+        return False
+
+    def screen(self, text: str, body: str, folded: str, joined: str) -> bool:
+        """Whether the reading rule or a learned rule may fire on the page (`may_read`, `may_fire`)."""
+        prepared: dict[str, str] = {}
+        if self.reading_rx is not None:
+            cands = self.candidates(text, body, False, PAGE_TEXT_GROUPS)
+            if self.may_read([raw for _, raw in cands], prepared):
+                return True
+        return bool(self.rules) and self.may_fire(text, body, folded, joined, prepared)
 
     def candidates(self, text: str, body: str, gate_hit: bool, ungated: tuple[str, ...] = ()) -> list[tuple[str, str]]:
         """(group, text) of everything the learned rules could judge on the page, read cheaply. For each group of
@@ -196,7 +232,10 @@ class ModelScreen:
                 return True
         return False
 
-    def may_fire(self, text: str, body: str, folded: str, joined: str) -> bool:
+    def may_fire(self, text: str, body: str, folded: str, joined: str, prepared: dict | None = None) -> bool:
+        """`prepared`: windows' prepared texts already computed for this page (`may_read`), reused."""
+        if prepared is None:
+            prepared = {}
         # whitespace runs collapsed as a window's prepared text has them (a cue spelt across a line break); each
         # page text collapsed once, on first need, for every rule's gate and request tests
         collapsed: dict[int, str] = {}
@@ -253,7 +292,10 @@ class ModelScreen:
                 lim = limit_of.get(raw)
                 in_gate = raw in gated_raw
                 for s, e in M.windows(norm):
-                    p = F.prepare_normalized(norm[s:e])
+                    w = norm[s:e]
+                    p = prepared.get(w)
+                    if p is None:
+                        p = prepared[w] = F.prepare_normalized(w)
                     if not M.worth_scoring(p):
                         continue
                     if lim is not None:

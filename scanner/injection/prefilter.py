@@ -117,13 +117,11 @@ def fold_page(text: str) -> str:
 
 
 class Prefilter:
-    def __init__(self, lexicon: Lexicon, exempt: tuple[str, ...], learned: tuple = ()):
+    def __init__(self, lexicon: Lexicon, exempt: tuple[str, ...], learned: tuple = (), reading: tuple = ()):
+        """`learned`: the learned rules (`learned.LearnedRule`); `reading`: the rules on the de-obfuscated reading
+        (`reading.ReadingRule`). Each needs its own screen (`model_screen.py`)."""
         self.regex = None
         self.model_screen = None
-        if learned:
-            from scanner.injection.model_screen import ModelScreen
-
-            self.model_screen = ModelScreen(learned)
         relaxed = {name: [relax(p) for p in g.patterns] for name, g in lexicon.groups.items()}
         patterns = [p for name, ps in relaxed.items() if name not in exempt for p in ps]
         options = re2.Options()
@@ -138,6 +136,19 @@ class Prefilter:
         self._decoded_pattern = "|".join(f"(?:{p})" for ps in relaxed.values() for p in ps)
         self._decoded_options = options
         self._decoded_rx = None
+        if learned or reading:
+            from scanner.injection.model_screen import ModelScreen
+
+            reading_rx = None
+            if reading and self.regex is not None:
+                # a signal every conjunction of which needs a trigger group (a gated one) shows a trigger phrase;
+                # any other needs any group at all
+                signals = {s for r in reading for s in (r.hidden_signal, r.visible_signal)}
+                gated = all(all(any(g not in exempt for g in conj) for conj in lexicon.signals[s]) for s in signals)
+                reading_rx = self.regex if gated else self.decoded_regex()
+                if reading_rx is None:
+                    self.regex = None              # no screen for the reading: every page takes the full path
+            self.model_screen = ModelScreen(learned, reading_rx)
 
     def decoded_regex(self):
         """The union of every group's relaxed patterns (None: RE2 cannot build it)."""
@@ -180,8 +191,9 @@ class Prefilter:
             return True
         if self._base64_text(body):
             return True
-        # The learned rule (INJ015) needs its own screen: see model_screen.py.
-        return self.model_screen is not None and self.model_screen.may_fire(text, body, folded, joined)
+        # The learned rule (INJ015) and the rule on the de-obfuscated reading (INJ017) need their own screen: see
+        # model_screen.py.
+        return self.model_screen is not None and self.model_screen.screen(text, body, folded, joined)
 
     def _base64_text(self, body: str) -> bool:
         """Whether a base64 run of the raw page decodes to text a rule could flag. The runs are the engine's
@@ -195,10 +207,12 @@ class Prefilter:
             decoded_rx = self.decoded_regex()
             if decoded_rx is None or decoded_rx.search(fold_page(decoded)):
                 return True
-            # the learned rule reads what a blob decodes to when it reads as words (learned.decoded_items)
+            # the learned and the reading rules read what a blob decodes to when it reads as words
+            # (learned.decoded_items)
             if self.model_screen is not None:
                 words = prose_parts(decoded)
-                if words and self.model_screen.may_fire_decoded(words):
+                if words and (self.model_screen.may_read(words, {})
+                              or (self.model_screen.rules and self.model_screen.may_fire_decoded(words))):
                     return True
         return False
 
