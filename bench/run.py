@@ -128,18 +128,26 @@ def bench_injection_scan(repeat: int) -> None:
 
     fast = Scanner(("injection",))
     full = Scanner(("injection",), prefilter=False)
-    # "before": the lexicon rules and their prefilter alone, without the learned rule (INJ015) and its screen
+    # "before": the lexicon rules and their prefilter alone, without the learned rule (INJ015), the rule on its
+    # reading (INJ017) and their screen
     lexicon = Scanner(("injection",))
     lexicon.injection.learned = []
+    lexicon.injection.reading = []
     if lexicon.prefilter is not None:
         lexicon.prefilter.model_screen = None
+    # without INJ017 and its part of the screen: what the rule on the reading costs
+    unread = Scanner(("injection",))
+    unread.injection.reading = []
+    if unread.prefilter is not None and unread.prefilter.model_screen is not None:
+        unread.prefilter.model_screen.reading_rx = None
     # Round by round, each ratio the median of its rounds' ratios: on a shared machine the load then weighs on
     # the baseline and on each scan alike, where the best of a short baseline measured apart skewed every ratio.
-    rounds = interleaved([lxml_parse, load_only, lambda: scan_paths(lexicon, files), lambda: scan_paths(fast, files),
-                          lambda: scan_paths(full, files)], repeat)
-    base, loaded_time, before, ours, exact = (min(t) for t in rounds)
-    r_load, r_before, r_ours, r_exact = (round_ratio(t, rounds[0]) for t in rounds[1:])
+    rounds = interleaved([lxml_parse, load_only, lambda: scan_paths(lexicon, files), lambda: scan_paths(unread, files),
+                          lambda: scan_paths(fast, files), lambda: scan_paths(full, files)], repeat)
+    base, loaded_time, before, no_reading, ours, exact = (min(t) for t in rounds)
+    r_load, r_before, r_unread, r_ours, r_exact = (round_ratio(t, rounds[0]) for t in rounds[1:])
     loaded_before = sum(lexicon.clean_page(p.name, p.read_bytes()) is None for p in files)
+    loaded_unread = sum(unread.clean_page(p.name, p.read_bytes()) is None for p in files)
     loaded = sum(fast.clean_page(p.name, p.read_bytes()) is None for p in files)
     print(f"injection scan: {len(files)} real pages, {mb:.2f} MB, {repeat} rounds (MB/s: the best round; ratios: "
           f"the median of the rounds' ratios)")
@@ -147,8 +155,10 @@ def bench_injection_scan(repeat: int) -> None:
     print(f"  read + html load (exact units)     {mb / loaded_time:7.1f} MB/s   = {r_load:.1f}x the parse time")
     print(f"  before: lexicon rules only         {mb / before:7.1f} MB/s   = {r_before:.1f}x the parse time "
           f"({loaded_before} of {len(files)} pages needed the full load)")
+    print(f"  without INJ017 (reading rule)      {mb / no_reading:7.1f} MB/s   = {r_unread:.1f}x the parse time "
+          f"({loaded_unread} of {len(files)} pages needed the full load; lexicon + learned rule and its screen)")
     print(f"  centinela scan --kinds injection   {mb / ours:7.1f} MB/s   = {r_ours:.1f}x the parse time "
-          f"({loaded} of {len(files)} pages needed the full load; lexicon + learned rule and its screen)")
+          f"({loaded} of {len(files)} pages needed the full load; lexicon, learned rule, INJ017 and their screen)")
     print(f"  same, prefilter off (every page)   {mb / exact:7.1f} MB/s   = {r_exact:.1f}x the parse time "
           f"(the load {loaded_time / exact:.0%} of it, the injection rules the rest)")
     bench_model_load()

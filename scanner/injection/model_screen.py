@@ -137,6 +137,79 @@ def _json_strings(value, out: list[str]) -> None:
             _json_strings(v, out)
 
 
+class PageTexts:
+    """One page's texts as the screens read them, each computed once: the standalone texts (comments, text
+    attributes, meta content, JSON-LD strings, fallback content), the paragraphs, each text normalised and each
+    normalised text's windows with their prepared text."""
+
+    def __init__(self, body: str):
+        self.body = body
+        self._standalone: list[tuple[str, str]] | None = None
+        self._paragraphs: list[str] | None = None
+        self._norm: dict[str, str] = {}
+        self._windows: dict[str, list[tuple[str, str]]] = {}
+
+    def standalone(self) -> list[tuple[str, str]]:
+        if self._standalone is None:
+            self._standalone = _standalone_texts(self.body)
+        return self._standalone
+
+    def paragraphs(self) -> list[str]:
+        if self._paragraphs is None:
+            self._paragraphs = _paragraphs(self.body)
+        return self._paragraphs
+
+    def normalized(self, raws: list[str]) -> list[str]:
+        """`normalize_all(raws)`, each text folded once per page."""
+        todo = [r for r in dict.fromkeys(raws) if r not in self._norm]
+        self._norm.update(zip(todo, normalize_all(todo)))
+        return [self._norm[r] for r in raws]
+
+    def windows(self, norm: str) -> list[tuple[str, str]]:
+        """(window, prepared window) of each of `M.windows(norm)`."""
+        out = self._windows.get(norm)
+        if out is None:
+            out = self._windows[norm] = [(w, F.prepare_normalized(w)) for w in (norm[s:e] for s, e in M.windows(norm))]
+        return out
+
+
+def _standalone_texts(body: str) -> list[tuple[str, str]]:
+    """(group, text) of the texts of a page a rule reads one by one: comments, text attributes and meta content,
+    JSON-LD strings, and the paragraphs of noscript, template, SVG and other fallback content."""
+    out: list[tuple[str, str]] = []
+    for m in _COMMENT.finditer(body):
+        out.append(("comment", m.group(1)))
+    # findall, not a Python step per match: a value is whichever of its three spellings matched (the others
+    # come back empty, as does an empty quoted value, so the first non-empty one is the value)
+    for tag, attrs in _TAG.findall(body):
+        if "=" not in attrs:
+            continue
+        meta = tag.lower() == "meta"
+        for name, dq, sq, bare in _ATTR.findall(attrs):
+            name = name.lower()
+            if name in TEXT_ATTRIBUTES or name.startswith("data-") or name == "content":
+                group = "meta" if meta else "alt" if name == "alt" else "attribute"
+                out.append((group, html.unescape(dq or sq or bare)))
+    for m in _LD_BLOCK.finditer(body):
+        strings: list[str] = []
+        try:
+            _json_strings(json.loads(m.group(1)), strings)
+        except (ValueError, RecursionError):
+            strings = [m.group(1)]
+        out.extend(("json_ld", s) for s in strings)
+    pos = 0
+    while True:                            # one forward search per block: linear even when none is closed
+        m = _FALLBACK_OPEN.search(body, pos)
+        if m is None:
+            break
+        tag = m.group(1).lower()
+        close = _FALLBACK_CLOSE[tag].search(body, m.end())
+        end = close.start() if close else len(body)
+        out.extend((_GROUP_OF_FALLBACK[tag], p) for p in _paragraphs(body[m.end():end]))
+        pos = close.end() if close else len(body)
+    return out
+
+
 class ModelScreen:
     def __init__(self, learned_rules, reading_rx=None):
         """`reading_rx`: the lexicon's trigger phrases, relaxed, when the pack has a rule on the de-obfuscated reading
@@ -144,23 +217,20 @@ class ModelScreen:
         self.rules = list(learned_rules)
         self.reading_rx = reading_rx
 
-    def may_read(self, texts: list[str], prepared: dict[str, str]) -> bool:
+    def may_read(self, texts: list[str], page: "PageTexts | None" = None) -> bool:
         """Whether the reading of a window of these texts (`reading.reading_of`), where it differs from the window
         as written, holds a trigger phrase: the windows the learned rule reads (`M.windows` of each normalised
-        text, those `M.worth_scoring`), so a page where none does cannot fire the reading rule. `prepared` keeps
-        each window's prepared text for `may_fire`, which reads the same windows."""
+        text, those `M.worth_scoring`), so a page where none does cannot fire the reading rule. `page` keeps the
+        normalised texts and the windows' prepared texts for `may_fire`, which reads the same windows."""
         from scanner.injection.reading import reading_of
 
         rx_ = self.reading_rx
         if rx_ is None:
             return False
+        page = page or PageTexts("")
         raws = list(dict.fromkeys(t for t in texts if t.strip()))
-        for norm in normalize_all(raws):
-            for s, e in M.windows(norm):
-                w = norm[s:e]
-                p = prepared.get(w)
-                if p is None:
-                    p = prepared[w] = F.prepare_normalized(w)
+        for norm in page.normalized(raws):
+            for w, p in page.windows(norm):
                 if not M.worth_scoring(p):
                     continue
                 reading = reading_of(w, p)
@@ -169,50 +239,24 @@ class ModelScreen:
         return False
 
     def screen(self, text: str, body: str, folded: str, joined: str) -> bool:
-        """Whether the reading rule or a learned rule may fire on the page (`may_read`, `may_fire`)."""
-        prepared: dict[str, str] = {}
+        """Whether the reading rule or a learned rule may fire on the page (`may_read`, `may_fire`), the page's
+        texts cut, normalised and prepared once for both."""
+        page = PageTexts(body)
         if self.reading_rx is not None:
-            cands = self.candidates(text, body, False, PAGE_TEXT_GROUPS)
-            if self.may_read([raw for _, raw in cands], prepared):
+            cands = self.candidates(text, body, False, PAGE_TEXT_GROUPS, page)
+            if self.may_read([raw for _, raw in cands], page):
                 return True
-        return bool(self.rules) and self.may_fire(text, body, folded, joined, prepared)
+        return bool(self.rules) and self.may_fire(text, body, folded, joined, page)
 
-    def candidates(self, text: str, body: str, gate_hit: bool, ungated: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    def candidates(self, text: str, body: str, gate_hit: bool, ungated: tuple[str, ...] = (),
+                   page: "PageTexts | None" = None) -> list[tuple[str, str]]:
         """(group, text) of everything the learned rules could judge on the page, read cheaply. For each group of
-        `ungated` (page-text groups the rule judges without a gate) every paragraph is a candidate of that group."""
-        out: list[tuple[str, str]] = []
-        for m in _COMMENT.finditer(body):
-            out.append(("comment", m.group(1)))
-        # findall, not a Python step per match: a value is whichever of its three spellings matched (the others
-        # come back empty, as does an empty quoted value, so the first non-empty one is the value)
-        for tag, attrs in _TAG.findall(body):
-            if "=" not in attrs:
-                continue
-            meta = tag.lower() == "meta"
-            for name, dq, sq, bare in _ATTR.findall(attrs):
-                name = name.lower()
-                if name in TEXT_ATTRIBUTES or name.startswith("data-") or name == "content":
-                    group = "meta" if meta else "alt" if name == "alt" else "attribute"
-                    out.append((group, html.unescape(dq or sq or bare)))
-        for m in _LD_BLOCK.finditer(body):
-            strings: list[str] = []
-            try:
-                _json_strings(json.loads(m.group(1)), strings)
-            except (ValueError, RecursionError):
-                strings = [m.group(1)]
-            out.extend(("json_ld", s) for s in strings)
-        pos = 0
-        while True:                            # one forward search per block: linear even when none is closed
-            m = _FALLBACK_OPEN.search(body, pos)
-            if m is None:
-                break
-            tag = m.group(1).lower()
-            close = _FALLBACK_CLOSE[tag].search(body, m.end())
-            end = close.start() if close else len(body)
-            out.extend((_GROUP_OF_FALLBACK[tag], p) for p in _paragraphs(body[m.end():end]))
-            pos = close.end() if close else len(body)
+        `ungated` (page-text groups the rule judges without a gate) every paragraph is a candidate of that group.
+        `page`: the page's texts cut once (`PageTexts`)."""
+        page = page or PageTexts(body)
+        out = list(page.standalone())
         if gate_hit or ungated:
-            paragraphs = _paragraphs(body)
+            paragraphs = page.paragraphs()
             if gate_hit:
                 out.extend(("gated", p) for p in paragraphs)
             for group in ungated:
@@ -232,10 +276,9 @@ class ModelScreen:
                 return True
         return False
 
-    def may_fire(self, text: str, body: str, folded: str, joined: str, prepared: dict | None = None) -> bool:
-        """`prepared`: windows' prepared texts already computed for this page (`may_read`), reused."""
-        if prepared is None:
-            prepared = {}
+    def may_fire(self, text: str, body: str, folded: str, joined: str, page: "PageTexts | None" = None) -> bool:
+        """`page`: the page's texts as `screen` cut, normalised and prepared them for `may_read`, reused."""
+        page = page or PageTexts(body)
         # whitespace runs collapsed as a window's prepared text has them (a cue spelt across a line break); each
         # page text collapsed once, on first need, for every rule's gate and request tests
         collapsed: dict[int, str] = {}
@@ -267,7 +310,7 @@ class ModelScreen:
             # a window's cues are those of its de-obfuscated reading (`features.prepare_normalized`): the page is
             # searched as written and, where it could read otherwise, as read past the obfuscation
             gate_hit = bool(gated) and any(_cue_in(_gate_regex(rule.gate_cues), t) for t in pages())
-            cands = self.candidates(text, body, gate_hit, ungated)
+            cands = self.candidates(text, body, gate_hit, ungated, page)
             if not cands:
                 continue
             cued_by = rule.cued_by
@@ -288,14 +331,10 @@ class ModelScreen:
             limits: dict[str, float] = {}
             cued_limits: dict[str, float] = {}
             gated_prepared: list[str] = []
-            for raw, norm in zip(raws, normalize_all(raws)):
+            for raw, norm in zip(raws, page.normalized(raws)):
                 lim = limit_of.get(raw)
                 in_gate = raw in gated_raw
-                for s, e in M.windows(norm):
-                    w = norm[s:e]
-                    p = prepared.get(w)
-                    if p is None:
-                        p = prepared[w] = F.prepare_normalized(w)
+                for _, p in page.windows(norm):
                     if not M.worth_scoring(p):
                         continue
                     if lim is not None:

@@ -211,7 +211,7 @@ class Prefilter:
             # (learned.decoded_items)
             if self.model_screen is not None:
                 words = prose_parts(decoded)
-                if words and (self.model_screen.may_read(words, {})
+                if words and (self.model_screen.may_read(words)
                               or (self.model_screen.rules and self.model_screen.may_fire_decoded(words))):
                     return True
         return False
