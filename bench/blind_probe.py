@@ -214,7 +214,8 @@ thirty-second; their figures show what was fitted. `blind26` and `blind27` never
   shipped rules and its candidate, which did not ship (README); read since, in the default `--split` list;
 - `blind50`: 410 texts written the same way by two helpers (115 attacks and 90 benign texts a language asked; at least
   40 attacks a language subtle, about 15 obfuscated) after the fifty-fifth round was decided (2026-12-07; no text equal
-  to an earlier one): never read, never trained; kept unread (KEPT_UNREAD) for the next round;
+  to an earlier one): never trained; kept unread until the fifty-sixth round, then measured once on its shipped rules
+  and its two candidates (E66b shipped: README); read since, in the default `--split` list;
 - `blind51`: 407 texts written the same way by two helpers (115 attacks and 90 benign texts a language asked; at least
   40 attacks a language subtle, about 15 obfuscated) during the fifty-sixth round, after its candidates were measured on
   blind50 (2026-12-07; one English and two Spanish benign texts equal to earlier ones dropped): never read, never
@@ -263,7 +264,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ("blind50", "blind51")
+KEPT_UNREAD: tuple[str, ...] = ("blind51",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:
