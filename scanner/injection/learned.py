@@ -321,22 +321,9 @@ class LearnedRule:
             groups = w.item.groups
             if w.score < min(self.lowest(g) for g in groups):
                 continue
-            if len(groups) == 1:
-                group = groups[0]
-            else:
-                hidden_group = groups[0]
-                test = _HIDDEN_OF[hidden_group]
-                idx = covered_units(w)
-                status = [test(w.item.block.units[k], doc) for k in idx]
-                if all(status):
-                    group = hidden_group
-                    reasons_of[id(w.item)] = [status[0]]
-                elif not any(status):
-                    group = "visible"
-                else:
-                    if not fixed and not w.item.decoded:
-                        sub_items.extend(_split_runs(doc, w.item, idx, status, hidden_group))
-                    continue
+            group = resolve_group(doc, w, reasons_of, None if fixed else sub_items)
+            if group is None:
+                continue
             if w.score < self.lowest(group):
                 continue
             cues = window_cues(w) if group in self.gate or group in self.cued_logit else frozenset()
@@ -351,14 +338,7 @@ class LearnedRule:
                     for (_, group), ws in fired.items()]
         findings = [f for f in findings if f is not None]
         if sub_items:
-            seen = set()
-            unique = []
-            for it in sub_items:
-                key = (id(it.block.units[0]), len(it.block.units))
-                if key not in seen:
-                    seen.add(key)
-                    unique.append(it)
-            sub = item_windows(unique)
+            sub = item_windows(unique_items(sub_items))
             score_windows(self.model, sub)
             findings.extend(self._decide(doc, sub, fixed=True))
         return findings
@@ -369,16 +349,8 @@ class LearnedRule:
         best = max(ws, key=lambda w: w.score)
         item = best.item
         # the windows overlapping the best one, merged: the span reported is where the text scored
-        lo, hi = best.start, best.end
-        for w in ws:
-            if w.start < hi and w.end > lo:
-                lo, hi = min(lo, w.start), max(hi, w.end)
-        i, j = item.norm.span(lo, hi)
+        lo, hi, i, j = merged_span(best, ws)
         text = item.block.text
-        while i < j and text[i].isspace():
-            i += 1
-        while j > i and text[j - 1].isspace():
-            j -= 1
         if j <= i:
             return None
         prob = float(M.sigmoid(best.score))
@@ -417,6 +389,56 @@ class LearnedRule:
                                   "request": requested,
                                   "concepts": [[t, v] for t, v in concepts]}
         return finding
+
+
+def merged_span(anchor: Window, ws: list[Window]) -> tuple[int, int, int, int]:
+    """The anchor window merged with the windows of `ws` overlapping it: (lo, hi) in the item's normalised text and
+    (i, j) in its block's text, white space trimmed (j <= i: nothing but white space)."""
+    lo, hi = anchor.start, anchor.end
+    for w in ws:
+        if w.start < hi and w.end > lo:
+            lo, hi = min(lo, w.start), max(hi, w.end)
+    i, j = anchor.item.norm.span(lo, hi)
+    text = anchor.item.block.text
+    while i < j and text[i].isspace():
+        i += 1
+    while j > i and text[j - 1].isspace():
+        j -= 1
+    return lo, hi, i, j
+
+
+def resolve_group(doc, w: Window, reasons_of: dict, sub_items: list | None) -> str | None:
+    """The group of a window whose item may be hidden or visible text (`Item.groups`): the hidden group when every
+    unit it covers is hidden (its first unit's reason kept in `reasons_of`, by item), `visible` when none is. A
+    window over both gets None, and its units' runs of each kind go to `sub_items` as items of their own (None: a
+    second pass, or a decoded item, where no split is made)."""
+    groups = w.item.groups
+    if len(groups) == 1:
+        return groups[0]
+    hidden_group = groups[0]
+    test = _HIDDEN_OF[hidden_group]
+    idx = covered_units(w)
+    status = [test(w.item.block.units[k], doc) for k in idx]
+    if all(status):
+        reasons_of[id(w.item)] = [status[0]]
+        return hidden_group
+    if not any(status):
+        return "visible"
+    if sub_items is not None and not w.item.decoded:
+        sub_items.extend(_split_runs(doc, w.item, idx, status, hidden_group))
+    return None
+
+
+def unique_items(items: list[Item]) -> list[Item]:
+    """Items split out of mixed windows (`resolve_group`), each run of units once."""
+    seen = set()
+    out = []
+    for it in items:
+        key = (id(it.block.units[0]), len(it.block.units))
+        if key not in seen:
+            seen.add(key)
+            out.append(it)
+    return out
 
 
 def _split_runs(doc, item: Item, idx: list[int], status: list[str], hidden_group: str) -> list[Item]:

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from scanner.findings import Finding
 from scanner.injection.engine import EVIDENCE_MAX, InjectionScanner
-from scanner.injection.learned import (GROUP_VECTOR, _HIDDEN_OF, Window, _split_runs, collect, covered_units,
-                                       decoded_items, item_windows)
+from scanner.injection.learned import (GROUP_VECTOR, Window, collect, decoded_items, item_windows, merged_span,
+                                       resolve_group, unique_items)
 from scanner.injection.signals import CompiledLexicon
 from scanner.normalize import normalize_text
 from scanner.units import Document
@@ -95,23 +95,9 @@ class ReadingRule:
             if read is None:
                 continue
             reading, hits = read
-            groups = w.item.groups
-            if len(groups) == 1:
-                group = groups[0]
-            else:
-                hidden_group = groups[0]
-                test = _HIDDEN_OF[hidden_group]
-                idx = covered_units(w)
-                status = [test(w.item.block.units[k], doc) for k in idx]
-                if all(status):
-                    group = hidden_group
-                    reasons_of[id(w.item)] = [status[0]]
-                elif not any(status):
-                    group = "visible"
-                else:
-                    if not fixed and not w.item.decoded:
-                        sub_items.extend(_split_runs(doc, w.item, idx, status, hidden_group))
-                    continue
+            group = resolve_group(doc, w, reasons_of, None if fixed else sub_items)
+            if group is None:
+                continue
             hit = hits.get(self.signal_of(group))
             if hit is None:
                 continue
@@ -119,14 +105,7 @@ class ReadingRule:
         findings = [f for (_, group), ws in fired.items()
                     if (f := self._finding(doc, ws, group, reasons_of.get(id(ws[0][0].item), []))) is not None]
         if sub_items:
-            seen = set()
-            unique = []
-            for it in sub_items:
-                key = (id(it.block.units[0]), len(it.block.units))
-                if key not in seen:
-                    seen.add(key)
-                    unique.append(it)
-            findings.extend(self._decide(doc, item_windows(unique), fixed=True))
+            findings.extend(self._decide(doc, item_windows(unique_items(sub_items)), fixed=True))
         return findings
 
     def _finding(self, doc: Document, ws: list, group: str, reasons: list[str]) -> Finding | None:
@@ -135,16 +114,7 @@ class ReadingRule:
         ws.sort(key=lambda x: (x[0].start, x[0].end))
         first, reading, (conj, evidence) = ws[0]
         item = first.item
-        lo, hi = first.start, first.end
-        for w, _, _ in ws:
-            if w.start < hi and w.end > lo:
-                lo, hi = min(lo, w.start), max(hi, w.end)
-        i, j = item.norm.span(lo, hi)
-        text = item.block.text
-        while i < j and text[i].isspace():
-            i += 1
-        while j > i and text[j - 1].isspace():
-            j -= 1
+        _, _, i, j = merged_span(first, [w for w, _, _ in ws])
         if j <= i:
             return None
         a = min(e.start for e in evidence)
