@@ -226,6 +226,9 @@ thirty-second; their figures show what was fitted. `blind26` and `blind27` never
   on blind51 (2026-12-07; no text equal to an earlier one): never trained; kept unread until the fifty-eighth round,
   then measured once on E66b, E67b (shipped by the fifty-seventh round) and E67c, which tied and did not ship (README);
   read since, in the default `--split` list;
+- `blind53`: 407 texts written the same way by two helpers (115 attacks and 90 benign texts a language asked; at least
+  40 attacks a language subtle, about 15 obfuscated) after the fifty-eighth round was decided (2026-12-08; three Spanish
+  benign texts equal to earlier ones dropped): never read, never trained; kept unread (KEPT_UNREAD) for the next round;
 - `written9`: 499 texts written the same way on 2026-12-06 to train a twenty-seventh-round candidate (subtle attacks
   that never name what they override, benign text in the same carriers); the candidate was not chosen (written8
   1,136 against the shipped 1,160), so they did not train until the thirty-second round chose a candidate trained
@@ -270,7 +273,7 @@ sys.path.insert(0, str(REPO))
 BLIND = REPO / "corpus" / "blind"          # one JSON Lines file a split
 # Splits written blind and kept for the next rules that ship: measured once, by name (`--split blind18`), then moved
 # out of this list, which makes them default splits like the others.
-KEPT_UNREAD: tuple[str, ...] = ()
+KEPT_UNREAD: tuple[str, ...] = ("blind53",)
 
 
 def default_splits(blind_only: bool = False) -> list[str]:
