@@ -52,6 +52,9 @@ class ReadingRule:
         self.channels = frozenset(rule.match.channels)
         self.hidden_signal = rule.match.signal
         self.visible_signal = rule.match.visible_signal or rule.match.signal
+        self.signals = tuple(dict.fromkeys((self.hidden_signal, self.visible_signal)))
+        # both signals need a trigger phrase (the shipped ones do): a reading with none shows neither
+        self.gated = all(lexicon.gated[s] for s in self.signals)
 
     def signal_of(self, group: str) -> str:
         return self.visible_signal if group == "visible" else self.hidden_signal
@@ -71,12 +74,12 @@ class ReadingRule:
         not; None otherwise."""
         plain = w.item.norm.text[w.start:w.end]
         reading = reading_of(plain, w.prepared)
-        if reading is None or not self.lexicon.triggers.search(reading):
+        if reading is None or (self.gated and not self.lexicon.triggers.search(reading)):
             return None
         found = self.lexicon.groups_in(reading)
         hits = {}
         written = None
-        for name in {self.hidden_signal, self.visible_signal}:
+        for name in self.signals:
             hit = self.lexicon.signal(name, found)
             if hit is None:
                 continue
