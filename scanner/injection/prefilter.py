@@ -141,11 +141,9 @@ class Prefilter:
 
             reading_rx = None
             if reading and self.regex is not None:
-                # a signal every conjunction of which needs a trigger group (a gated one) shows a trigger phrase;
-                # any other needs any group at all
-                signals = {s for r in reading for s in (r.hidden_signal, r.visible_signal)}
-                gated = all(all(any(g not in exempt for g in conj) for conj in lexicon.signals[s]) for s in signals)
-                reading_rx = self.regex if gated else self.decoded_regex()
+                # a gated signal (`ReadingRule.gated`: each conjunction needs a trigger group) shows a trigger
+                # phrase; any other needs any group at all
+                reading_rx = self.regex if all(r.gated for r in reading) else self.decoded_regex()
                 if reading_rx is None:
                     self.regex = None              # no screen for the reading: every page takes the full path
             self.model_screen = ModelScreen(learned, reading_rx)
